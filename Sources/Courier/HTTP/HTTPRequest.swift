@@ -1,0 +1,84 @@
+import Foundation
+
+/// A raw HTTP request: method, URL, headers, body and per-request timeouts.
+///
+/// ```swift
+/// var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:8080/echo")!)
+/// request.headers["Content-Type"] = "application/json"
+/// request.body = .data(Data(#"{"hello":"world"}"#.utf8))
+/// let response = try await service.send(request)
+/// ```
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    public var url: URL
+    public var headers: HTTPHeaders
+    public var body: Body
+    /// Per-request timeouts; a `nil` field inherits the service's ``ServiceActor/Configuration/timeouts``.
+    public var timeouts: Timeouts
+
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        headers: HTTPHeaders = [:],
+        body: Body = .empty,
+        timeouts: Timeouts = Timeouts()
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeouts = timeouts
+    }
+
+    /// Checks everything that can be checked before a byte is sent.
+    func validate() throws(TransportError) {
+        guard method.isValidToken else {
+            throw TransportError(.invalidRequest, message: "invalid method \(method.rawValue.debugDescription)")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else {
+            throw TransportError(.invalidRequest, message: "only absolute http and https URLs can be sent",
+                                 url: url.absoluteString)
+        }
+        if let field = headers.firstInvalidField() {
+            throw TransportError(.invalidRequest,
+                                 message: "header \(field.name.debugDescription) has a name or value that cannot be sent (CR, LF, NUL or a non-token name)")
+        }
+    }
+}
+
+extension HTTPRequest: CustomStringConvertible {
+    /// The method and URL, with credentials in the query replaced by `_snip_`.
+    public var description: String { "\(method) \(Redaction.url(url.absoluteString))" }
+}
+
+/// Per-request time limits. `nil` means "inherit the service's value"; ``ServiceActor/Configuration/timeouts``
+/// uses `nil` for "no limit".
+public struct Timeouts: Sendable, Hashable {
+    /// Limit on establishing the connection, TLS included.
+    public var connect: Duration?
+    /// Deadline for the whole exchange, from start to last body byte.
+    public var total: Duration?
+    /// The longest time without receiving or sending a byte. libcurl measures this in whole
+    /// seconds, so it is rounded up to the next second.
+    public var idle: Duration?
+
+    public init(connect: Duration? = nil, total: Duration? = nil, idle: Duration? = nil) {
+        self.connect = connect
+        self.total = total
+        self.idle = idle
+    }
+
+    /// Fields set here win; others come from `defaults`.
+    func merged(over defaults: Timeouts) -> Timeouts {
+        Timeouts(connect: connect ?? defaults.connect, total: total ?? defaults.total, idle: idle ?? defaults.idle)
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,56 @@
+import Logging
+
+extension ServiceActor {
+    /// How a service connects, times out, verifies TLS and logs.
+    public struct Configuration: Sendable {
+        /// Connection and concurrency limits; 10 connections per host by default.
+        public var limits = ConnectionLimits()
+        /// Default timeouts: 30 s to connect, 60 s idle, no overall deadline.
+        public var timeouts = Timeouts(connect: .seconds(30), idle: .seconds(60))
+        public var tls = TLSConfiguration()
+        public var httpVersion = HTTPVersionPreference.http2
+        public var followRedirects = true
+        public var maxRedirects = 10
+        /// Ask for gzip/deflate/brotli/zstd and decode them transparently.
+        public var automaticDecompression = true
+        /// The largest body ``ServiceActor/send(_:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.
+        public var maxResponseBodySize = 64 << 20
+        /// Sent when a request has no User-Agent of its own.
+        public var userAgent = CourierVersion.userAgent
+        /// Receives one trace-level line per transfer start and end; the Authorization header
+        /// value and URL credentials are never logged.
+        public var logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// How the loop waits for IO; see `Docs/Architecture.md`.
+        public var loopBackend = LoopBackend.epoll
+
+        public init() {}
+
+        var transportSettings: TransportSettings {
+            TransportSettings(timeouts: timeouts, tls: tls, httpVersion: httpVersion, followRedirects: followRedirects,
+                              maxRedirects: maxRedirects, automaticDecompression: automaticDecompression,
+                              userAgent: userAgent, maxResponseBodySize: maxResponseBodySize, logger: logger)
+        }
+    }
+}
+
+/// Courier's version and the User-Agent it sends.
+public enum CourierVersion {
+    public static let version = "0.1.0"
+
+    /// `Courier/<version> (Linux; Swift <version>)`.
+    public static let userAgent = "Courier/\(version) (Linux; Swift \(swiftVersion))"
+
+    static var swiftVersion: String {
+        #if swift(>=6.4)
+        "6.4"
+        #elseif swift(>=6.3)
+        "6.3"
+        #elseif swift(>=6.2)
+        "6.2"
+        #elseif swift(>=6.1)
+        "6.1"
+        #else
+        "6.0"
+        #endif
+    }
+}

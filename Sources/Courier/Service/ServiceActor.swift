@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+
+/// The entry point to Courier: an actor that owns a libcurl multi event loop and runs every
+/// request as an `async` call.
+///
+/// The actor's executor *is* the loop thread (``CurlEventLoop``), so actor methods and libcurl's
+/// callbacks run on one thread and no lock guards curl state. Create one service and share it:
+/// it keeps connections alive and reuses them, and multiplexes HTTP/2.
+///
+/// ```swift
+/// try await withService { service in
+///     let response = try await service.send(HTTPRequest(url: URL(string: "http://127.0.0.1:8080/")!))
+///     print(response.status, response.body.count)
+/// }
+/// ```
+public actor ServiceActor {
+    /// The configuration the service was created with.
+    public nonisolated let configuration: Configuration
+    let loop: CurlEventLoop
+    private var phase = Phase.running
+    private var nextTransferID: UInt64 = 0
+
+    enum Phase { case running, shuttingDown, stopped }
+
+    /// Starts the event loop thread. Throws if libcurl or epoll cannot be set up.
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
+                                  backend: configuration.loopBackend)
+        loop = try CurlEventLoop(multi: multi)
+    }
+
+    deinit {
+        // Nobody called shutdown(): the loop still cleans curl up on its own thread.
+        loop.stopFromOutside()
+    }
+
+    /// The loop thread, as this actor's serial executor.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        loop.asUnownedSerialExecutor()
+    }
+
+    /// The loop thread as a `TaskExecutor`.
+    ///
+    /// Tasks that prefer it run on the loop thread, so sending a request and resuming with its
+    /// response cost no thread hop. Use it for request-heavy code that does little work per
+    /// response (load generators, proxies, fan-out); keep CPU-heavy work (large JSON decoding)
+    /// off it, because while such work runs no other transfer makes progress.
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(service.executor) {
+    ///     let response = try await service.send(request)
+    /// }
+    /// ```
+    public nonisolated var executor: CurlEventLoop { loop }
+
+    var multi: CurlMulti { loop.multi }
+
+    /// Counters that show what the transport holds right now.
+    public var stats: TransportStats { multi.stats }
+
+    func makeTransferID() -> UInt64 {
+        nextTransferID &+= 1
+        return nextTransferID
+    }
+
+    func checkRunning() throws(TransportError) {
+        guard phase == .running else { throw TransportError(.shutdown, message: "the service was shut down") }
+    }
+
+    /// Timeouts of `request` with the service's defaults filled in.
+    func timeouts(for request: HTTPRequest) -> Timeouts {
+        request.timeouts.merged(over: configuration.timeouts)
+    }
+
+    // MARK: Shutdown
+
+    /// What ``shutdown(_:)`` does with transfers still in flight.
+    public enum ShutdownMode: Sendable {
+        /// Fail them at once with ``TransportError/shutdown``.
+        case cancelInFlight
+        /// Let them finish first; new requests are refused meanwhile.
+        case drain
+    }
+
+    /// Stops the service: resolves in-flight transfers (see ``ShutdownMode``), removes every
+    /// handle, cleans up the multi handle on its own thread and ends that thread.
+    ///
+    /// Later calls to `send` throw ``TransportError/shutdown``. Calling it again waits for the
+    /// first call to finish.
+    public nonisolated func shutdown(_ mode: ShutdownMode = .cancelInFlight) async {
+        await stopTransfers(mode)
+        await loop.waitUntilStopped()
+    }
+
+    private func stopTransfers(_ mode: ShutdownMode) async {
+        guard phase == .running else { return }
+        phase = .shuttingDown
+        if mode == .drain {
+            await withUnsafeContinuation { multi.whenIdle($0) }
+        }
+        multi.cancelAll(with: TransportError(.shutdown, message: "the service was shut down"))
+        phase = .stopped
+        loop.stop()
+    }
+}
+
+/// Runs `body` with a new service and shuts it down afterwards, also when `body` throws.
+public func withService<Result>(
+    configuration: ServiceActor.Configuration = ServiceActor.Configuration(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (ServiceActor) async throws -> Result
+) async throws -> Result {
+    let service = try ServiceActor(configuration: configuration)
+    do {
+        let result = try await body(service)
+        await service.shutdown()
+        return result
+    } catch {
+        await service.shutdown()
+        throw error
+    }
+}

@@ -1,0 +1,54 @@
+/// Replaces credentials with `_snip_` wherever Courier prints a URL or header.
+public enum Redaction {
+    /// The text that stands in for a secret.
+    public static let placeholder = "_snip_"
+
+    /// Query parameters whose values are secrets.
+    static let secretParameters: Set<String> = [
+        "key", "access_token", "refresh_token", "id_token", "client_secret", "token", "code",
+        "password", "assertion", "signature", "sig", "x-goog-signature", "api_key", "apikey",
+    ]
+
+    /// Headers whose values are secrets.
+    static let secretHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-goog-api-key", "x-api-key",
+    ]
+
+    /// `url` with the values of secret query parameters and any user info replaced.
+    public static func url(_ url: String) -> String {
+        var text = Substring(url)
+        var result = ""
+        // user:password@ in the authority
+        if let schemeEnd = text.range(of: "://") {
+            let authorityStart = schemeEnd.upperBound
+            let rest = text[authorityStart...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                result += text[..<authorityStart] + placeholder
+                text = text[at...]
+            }
+        }
+        guard let question = text.firstIndex(of: "?") else { return result + text }
+        result += text[...question]
+        let afterQuery = text[text.index(after: question)...]
+        let fragmentStart = afterQuery.firstIndex(of: "#") ?? afterQuery.endIndex
+        let pairs = afterQuery[..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false)
+        result += pairs.map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<equals].lowercased()
+            return secretParameters.contains(name) ? "\(pair[..<equals])=\(placeholder)" : String(pair)
+        }.joined(separator: "&")
+        result += afterQuery[fragmentStart...]
+        return result
+    }
+
+    /// `value`, or the placeholder when `name` carries credentials. The auth scheme of an
+    /// Authorization header is kept (`Bearer _snip_`) because it helps debugging.
+    public static func headerValue(name: String, value: String) -> String {
+        guard secretHeaders.contains(name.lowercased()) else { return value }
+        if let space = value.firstIndex(of: " "), name.lowercased().hasSuffix("authorization") {
+            return "\(value[..<space]) \(placeholder)"
+        }
+        return placeholder
+    }
+}

@@ -1,0 +1,72 @@
+import DequeModule
+
+/// Decides which transfers may hold a curl handle: at most `perKeyLimit` per host and
+/// `totalLimit` overall, first come first served.
+///
+/// Waiting transfers hold no easy handle (libcurl allocates ~20 KiB per handle), which is
+/// what lets 10,000 queries be in flight with little memory. Keying by host stops one slow
+/// host from blocking the others. A pure value type, tested without IO.
+struct AdmissionQueue<Element> {
+    let perKeyLimit: Int
+    let totalLimit: Int
+
+    private(set) var runningTotal = 0
+    private var running: [String: Int] = [:]
+    private var waiting: [String: Deque<(sequence: UInt64, element: Element)>] = [:]
+    private var nextSequence: UInt64 = 0
+    private(set) var waitingCount = 0
+
+    init(perKeyLimit: Int, totalLimit: Int) {
+        self.perKeyLimit = max(1, perKeyLimit)
+        self.totalLimit = max(1, totalLimit)
+    }
+
+    /// Returns true when `element` may run now (and counts it as running); otherwise queues it.
+    mutating func admit(_ element: Element, key: String) -> Bool {
+        if runningTotal < totalLimit, running[key, default: 0] < perKeyLimit, waiting[key] == nil {
+            markRunning(key)
+            return true
+        }
+        waiting[key, default: []].append((nextSequence, element))
+        nextSequence &+= 1
+        waitingCount += 1
+        return false
+    }
+
+    /// A running element under `key` ended.
+    mutating func release(key: String) {
+        runningTotal -= 1
+        let count = running[key, default: 1] - 1
+        running[key] = count == 0 ? nil : count
+    }
+
+    /// The oldest waiting element that may run now, counted as running; nil when none may.
+    mutating func nextAdmissible() -> (element: Element, key: String)? {
+        guard runningTotal < totalLimit, waitingCount > 0 else { return nil }
+        var best: (key: String, sequence: UInt64)?
+        for (key, queue) in waiting where running[key, default: 0] < perKeyLimit {
+            if let head = queue.first, best == nil || head.sequence < best!.sequence {
+                best = (key, head.sequence)
+            }
+        }
+        guard let key = best?.key else { return nil }
+        let element = waiting[key]!.removeFirst().element
+        if waiting[key]!.isEmpty { waiting[key] = nil }
+        waitingCount -= 1
+        markRunning(key)
+        return (element, key)
+    }
+
+    /// Every waiting element, removed; used at shutdown.
+    mutating func removeAllWaiting() -> [Element] {
+        let all = waiting.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }.map(\.element)
+        waiting.removeAll()
+        waitingCount = 0
+        return all
+    }
+
+    private mutating func markRunning(_ key: String) {
+        runningTotal += 1
+        running[key, default: 0] += 1
+    }
+}

@@ -1,0 +1,196 @@
+import CCurl
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The thread that owns libcurl's multi handle and every easy handle, and the Swift executor
+/// that runs on it.
+///
+/// ``ServiceActor`` uses the loop as its serial executor, so actor methods and curl callbacks
+/// run on the same thread and curl state needs no lock. The loop is also a `TaskExecutor`:
+/// tasks that prefer it run their non-isolated code on the loop thread too, and then a request
+/// costs no thread hop at all (see ``ServiceActor/executor``).
+///
+/// Each turn the loop runs the queued jobs, then lets curl act on ready sockets and expired
+/// timers. It sleeps in `epoll_wait` only when no job is queued, and an enqueue makes a
+/// wake-up syscall only when the loop sleeps.
+public final class CurlEventLoop: @unchecked Sendable {
+    enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
+    private struct Inbox {
+        var work: [Work] = []
+        var sleeping = false
+        /// The loop thread has ended: work goes to `retiredQueue`.
+        var retired = false
+        var waker: LoopWaker?
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let loopThread = Atomic<UInt>(0)
+    private let retiredQueue = DispatchQueue(label: "courier.loop.retired")
+    private static let retiredKey = DispatchSpecificKey<ObjectIdentifier>()
+    private let exit = Mutex<(done: Bool, waiters: [UnsafeContinuation<Void, Never>])>((false, []))
+
+    /// Loop-confined from the moment the thread starts.
+    let multi: CurlMulti
+    private var stopRequested = false
+    private var thread: pthread_t = 0
+
+    init(multi: CurlMulti) throws(TransportError) {
+        self.multi = multi
+        multi.loop = self
+        inbox.withLock { $0.waker = multi.driver.waker }
+        retiredQueue.setSpecific(key: Self.retiredKey, value: ObjectIdentifier(self))
+
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let result = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<CurlEventLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<CurlEventLoop>.fromOpaque(context).release()
+            multi.close()
+            throw TransportError(.unknown, message: "cannot start the event loop thread: error \(result)")
+        }
+    }
+
+    // MARK: Submitting work
+
+    /// Runs `body` on the loop thread on its next turn.
+    func execute(_ body: @escaping @Sendable () -> Void) {
+        submit(.closure(body))
+    }
+
+    private func submit(_ work: Work) {
+        let retired = inbox.withLock { inbox -> Bool in
+            if inbox.retired { return true }
+            inbox.work.append(work)
+            if inbox.sleeping {
+                inbox.sleeping = false
+                // Woken under the lock so the loop cannot retire and close the waker in between.
+                inbox.waker?.wake()
+            }
+            return false
+        }
+        if retired { retiredQueue.async { self.perform(work) } }
+    }
+
+    private func perform(_ work: Work) {
+        switch work {
+        case .job(let job):
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        case .closure(let body):
+            body()
+        }
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        loopThread.store(UInt(pthread_self()), ordering: .releasing)
+        courier_set_thread_name("courier-loop")
+        // SIGPIPE is thread-directed: a write to a closed socket must not kill the process.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        var batch: [Work] = []
+        batch.reserveCapacity(256)
+        while !stopRequested {
+            inbox.withLock { swap(&batch, &$0.work) }
+            for work in batch { perform(work) }
+            batch.removeAll(keepingCapacity: true)
+            if stopRequested { break }
+
+            let mayBlock = inbox.withLock { inbox -> Bool in
+                inbox.sleeping = inbox.work.isEmpty
+                return inbox.sleeping
+            }
+            multi.driver.poll(blocking: mayBlock)
+            if mayBlock { inbox.withLock { $0.sleeping = false } }
+        }
+        retire()
+    }
+
+    /// Ends the loop after the current job. Call on the loop, after every transfer is resolved.
+    func stop() {
+        precondition(isCurrent, "CurlEventLoop.stop() must run on the loop")
+        stopRequested = true
+    }
+
+    /// Cleans up curl on its own thread, then hands any later work to a serial queue so an
+    /// actor job that arrives after shutdown still runs (and sees the shutdown state).
+    private func retire() {
+        multi.close()
+        let leftovers = inbox.withLock { inbox -> [Work] in
+            inbox.retired = true
+            inbox.waker = nil
+            defer { inbox.work = [] }
+            return inbox.work
+        }
+        for work in leftovers { retiredQueue.async { self.perform(work) } }
+        let waiters = exit.withLock { state -> [UnsafeContinuation<Void, Never>] in
+            state.done = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        pthread_detach(pthread_self())
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the loop thread has cleaned up curl and ended.
+    func waitUntilStopped() async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let done = exit.withLock { state -> Bool in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Stops a loop that nobody shut down (its service was released): cleanup still happens on the loop.
+    func stopFromOutside() {
+        execute { [self] in
+            multi.cancelAll(with: TransportError.shutdown)
+            stopRequested = true
+        }
+    }
+
+    // MARK: Thread identity
+
+    /// Whether the caller runs on this loop (or, after shutdown, on its retired queue).
+    var isCurrent: Bool {
+        let owner = loopThread.load(ordering: .acquiring)
+        if owner != 0 && pthread_equal(pthread_self(), pthread_t(owner)) != 0 { return true }
+        return DispatchQueue.getSpecific(key: Self.retiredKey) == ObjectIdentifier(self)
+    }
+}
+
+extension CurlEventLoop: SerialExecutor, TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        submit(.job(UnownedJob(job)))
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Lets `assumeIsolated` work inside curl callbacks, which run on the loop thread.
+    public func checkIsolated() {
+        precondition(isCurrent, "expected to run on Courier's curl event loop thread")
+    }
+
+    public func isIsolatingCurrentContext() -> Bool? {
+        isCurrent
+    }
+}

@@ -1,0 +1,253 @@
+import CCurl
+import Foundation
+import Logging
+
+/// libcurl's multi handle and everything attached to it: the handle pool, admission, counters.
+///
+/// Loop-confined: every method runs on the event loop thread, either from the loop itself
+/// (IO readiness, timers) or from ``ServiceActor`` methods, whose executor is the loop. That
+/// is why no lock guards any of this state.
+final class CurlMulti {
+    let handle: UnsafeMutableRawPointer
+    let settings: TransportSettings
+    var pool: EasyHandlePool
+    var admission: AdmissionQueue<Transfer>
+    private(set) var driver: (any LoopDriver)!
+    unowned(unsafe) var loop: CurlEventLoop!
+
+    /// Every unresolved transfer, by id: for shutdown and cancelling by request id.
+    private(set) var registry: [UInt64: Transfer] = [:]
+    private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
+    private(set) var liveTransfers = 0
+    private(set) var openSockets = 0
+    private(set) var completedTransfers = 0
+    private var admitting = false
+    private var closed = false
+
+    var logger: Logger { settings.logger }
+
+    init(settings: TransportSettings, limits: ConnectionLimits, backend: LoopBackend) throws(TransportError) {
+        guard CurlGlobal.initialized, let handle = curl_multi_init() else {
+            throw TransportError(.unknown, message: "curl_multi_init failed")
+        }
+        self.handle = handle
+        self.settings = settings
+        pool = EasyHandlePool(capacity: limits.maxConcurrentTransfers)
+        admission = AdmissionQueue(perKeyLimit: limits.maxConcurrentTransfersPerHost,
+                                   totalLimit: limits.maxConcurrentTransfers)
+        courier_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
+        courier_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maxConnectionsTotal)
+        // Keep enough idle connections cached to serve the per-host limit across a few hosts.
+        courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
+        courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        do {
+            switch backend {
+            case .epoll: driver = try EpollDriver(multi: self)
+            case .multiPoll: driver = MultiPollDriver(multi: self)
+            }
+        } catch {
+            curl_multi_cleanup(handle)
+            throw error
+        }
+    }
+
+    // MARK: Admission
+
+    func submit(_ transfer: Transfer) {
+        liveTransfers += 1
+        transfer.submitted = true
+        registry[transfer.id] = transfer
+        if admission.admit(transfer, key: transfer.hostKey) {
+            transfer.admitted = true
+            transfer.start()
+        }
+    }
+
+    private func admitWaiting() {
+        guard !admitting else { return } // a start() that failed re-enters through release()
+        admitting = true
+        defer { admitting = false }
+        while let (transfer, key) = admission.nextAdmissible() {
+            if transfer.machine.isFinished {
+                admission.release(key: key) // cancelled while it waited; already resolved
+                continue
+            }
+            transfer.admitted = true
+            transfer.start()
+        }
+    }
+
+    /// A queued transfer was cancelled; it stays in the queue, skipped when its turn comes.
+    func transferLeftQueue(_ transfer: Transfer) {
+        guard transfer.submitted else { return }
+        transfer.submitted = false
+        resolved(transfer)
+    }
+
+    private func resolved(_ transfer: Transfer) {
+        liveTransfers -= 1
+        registry[transfer.id] = nil
+        if liveTransfers == 0, !idleWaiters.isEmpty {
+            let waiters = idleWaiters
+            idleWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Resumes `continuation` once no transfer is live (at once if none is).
+    func whenIdle(_ continuation: UnsafeContinuation<Void, Never>) {
+        if liveTransfers == 0 { continuation.resume() } else { idleWaiters.append(continuation) }
+    }
+
+    // MARK: Attaching
+
+    func attach(_ transfer: Transfer) throws(TransportError) {
+        guard let easy = transfer.easy else { return }
+        let code = curl_multi_add_handle(handle, easy.raw)
+        guard code == CURLM_OK else {
+            throw TransportError(.unknown, message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")
+        }
+        _ = Unmanaged.passRetained(transfer) // balanced in release(_:)
+        transfer.attached = true
+    }
+
+    /// Takes back the handle and the admission slot of a transfer that resolved.
+    func release(_ transfer: Transfer) {
+        if transfer.attached, let easy = transfer.easy {
+            transfer.attached = false
+            curl_multi_remove_handle(handle, easy.raw)
+            Unmanaged.passUnretained(transfer).release()
+        }
+        if let easy = transfer.easy {
+            transfer.easy = nil
+            pool.recycle(easy)
+        }
+        if transfer.admitted {
+            transfer.admitted = false
+            transfer.submitted = false
+            resolved(transfer)
+            completedTransfers += 1
+            admission.release(key: transfer.hostKey)
+            if !closed { admitWaiting() }
+        }
+    }
+
+    // MARK: Driving curl
+
+    /// Resolves every transfer curl reports done. Called by the driver after socket actions.
+    func processCompletions() {
+        var result = CURLE_OK
+        while let easy = courier_multi_next_done(handle, &result) {
+            var pointer: UnsafeMutableRawPointer?
+            courier_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
+            guard let pointer else { continue }
+            Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue().curlDidFinish(result)
+        }
+    }
+
+    /// Counts sockets as curl opens and closes them: the "open connections" statistic.
+    func configureSocketCallbacks(_ easy: EasyHandle) {
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        courier_easy_setopt_opensocket_cb(easy.raw) { userdata, _, address in
+            guard let address else { return courier_socket_bad }
+            let descriptor = courier_socket_cloexec(address.pointee.family, address.pointee.socktype,
+                                                    address.pointee.protocol)
+            if descriptor >= 0 {
+                Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().openSockets += 1
+            }
+            return descriptor
+        }
+        courier_easy_setopt_ptr(easy.raw, CURLOPT_OPENSOCKETDATA, unretained)
+        courier_easy_setopt_closesocket_cb(easy.raw) { userdata, descriptor in
+            Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().openSockets -= 1
+            return Glibc.close(descriptor)
+        }
+        courier_easy_setopt_ptr(easy.raw, CURLOPT_CLOSESOCKETDATA, unretained)
+    }
+
+    /// Starts the task that pulls a streamed request body into `stream`, one loop hop per chunk.
+    func startPump(for body: HTTPRequest.Body, into stream: StreamBuffer) {
+        guard case .stream(_, let pump) = body.storage else { return }
+        let loop: CurlEventLoop = loop
+        let target = LoopBound(stream)
+        // The producer runs off the loop, so a slow or CPU-heavy sequence never stalls IO.
+        stream.producerTask = Task(executorPreference: globalConcurrentExecutor) {
+            do {
+                try await pump { chunk in
+                    try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                        loop.execute { target.value.offer(chunk, continuation: continuation) }
+                    }
+                }
+                loop.execute { target.value.finish(error: nil) }
+            } catch {
+                loop.execute { target.value.finish(error: error) }
+            }
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Resolves every transfer with `error`: the waiting ones first, so none is admitted meanwhile.
+    func cancelAll(with error: any Error) {
+        closed = true
+        for transfer in admission.removeAllWaiting() { transfer.cancel(with: error) }
+        for transfer in Array(registry.values) { transfer.cancel(with: error) }
+    }
+
+    /// Destroys the multi handle and every pooled handle. Transfers must be resolved first.
+    func close() {
+        closed = true
+        driver.close()
+        curl_multi_cleanup(handle)
+        pool.drain()
+    }
+
+    var stats: TransportStats {
+        TransportStats(liveTransfers: liveTransfers, runningTransfers: admission.runningTotal,
+                       easyHandles: pool.created, pooledHandles: pool.pooledCount,
+                       openConnections: openSockets, completedTransfers: completedTransfers)
+    }
+}
+
+/// Connection and concurrency limits for a service.
+public struct ConnectionLimits: Sendable, Hashable {
+    /// Connections to one host; GTMSessionFetcherService's default is 10.
+    public var maxConnectionsPerHost: Int
+    /// Connections overall; 0 means no limit.
+    public var maxConnectionsTotal: Int
+    /// Transfers holding a curl handle at once for one host; the rest wait in a FIFO queue
+    /// without one. Above the connection limit so HTTP/2 can multiplex.
+    public var maxConcurrentTransfersPerHost: Int
+    /// Transfers holding a curl handle at once overall.
+    public var maxConcurrentTransfers: Int
+
+    public init(maxConnectionsPerHost: Int = 10, maxConnectionsTotal: Int = 0,
+                maxConcurrentTransfersPerHost: Int = 100, maxConcurrentTransfers: Int = 1024) {
+        self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.maxConnectionsTotal = maxConnectionsTotal
+        self.maxConcurrentTransfersPerHost = maxConcurrentTransfersPerHost
+        self.maxConcurrentTransfers = maxConcurrentTransfers
+    }
+}
+
+/// How the loop waits for IO. ``epoll`` is the default; ``multiPoll`` is kept for the comparison
+/// in `Docs/Architecture.md`.
+public enum LoopBackend: Sendable, Hashable {
+    /// libcurl's socket interface (`CURLMOPT_SOCKETFUNCTION`, `curl_multi_socket_action`) over epoll.
+    case epoll
+    /// `curl_multi_perform` + `curl_multi_poll`, woken by `curl_multi_wakeup`.
+    case multiPoll
+}
+
+/// Process-wide libcurl initialisation, done once and never undone: `curl_global_cleanup` is
+/// not thread-safe and other code in the process may still use libcurl at exit.
+enum CurlGlobal {
+    static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+}
+
+/// A value that may only be touched on its event loop, carried across a `Sendable` boundary
+/// (a cancellation handler, a producer task) to be used back on the loop.
+struct LoopBound<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,59 @@
+import CCurl
+
+/// One libcurl easy handle and the error buffer libcurl writes its detail messages into.
+///
+/// Loop-confined: created, configured, reset and destroyed on the event loop thread only.
+final class EasyHandle {
+    let raw: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init?() {
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
+
+    /// Clears every option (connections stay cached in the multi handle) and re-arms the error buffer.
+    func reset() {
+        curl_easy_reset(raw)
+        errorBuffer[0] = 0
+    }
+
+    var errorDetail: String { String(cString: errorBuffer) }
+
+    // Option setters. A failing setopt means libcurl lacks a feature or memory; surface it as a typed error.
+
+    func set(_ option: CURLoption, _ value: Int) throws(TransportError) {
+        try check(courier_easy_setopt_long(raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: Bool) throws(TransportError) {
+        try set(option, value ? 1 : 0)
+    }
+
+    func set(_ option: CURLoption, offset value: Int64) throws(TransportError) {
+        try check(courier_easy_setopt_off(raw, option, curl_off_t(value)), option)
+    }
+
+    /// libcurl copies string options, so the Swift string only needs to live for the call.
+    func set(_ option: CURLoption, _ value: String) throws(TransportError) {
+        try check(value.withCString { courier_easy_setopt_ptr(raw, option, $0) }, option)
+    }
+
+    func set(_ option: CURLoption, pointer value: UnsafeRawPointer?) throws(TransportError) {
+        try check(courier_easy_setopt_ptr(raw, option, value), option)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(TransportError) {
+        guard code == CURLE_OK else {
+            throw TransportError(.invalidRequest, curlCode: Int(code.rawValue),
+                                 message: "libcurl refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// Reuses easy handles: creating one costs allocations libcurl would repeat per request.
+///
+/// Loop-confined. Handles are reset when they come back, so no option leaks from one
+/// request into the next; the connection cache lives in the multi handle and survives.
+struct EasyHandlePool {
+    private var idle: [EasyHandle] = []
+    let capacity: Int
+    private(set) var created = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func take() -> EasyHandle? {
+        if let handle = idle.popLast() { return handle }
+        guard let handle = EasyHandle() else { return nil }
+        created += 1
+        return handle
+    }
+
+    mutating func recycle(_ handle: EasyHandle) {
+        handle.reset()
+        if idle.count < capacity {
+            idle.append(handle)
+        } else {
+            created -= 1 // dropped: deinit cleans it up
+        }
+    }
+
+    var pooledCount: Int { idle.count }
+
+    /// Destroys every idle handle; called at shutdown after all transfers are detached.
+    mutating func drain() {
+        created -= idle.count
+        idle.removeAll()
+    }
+}

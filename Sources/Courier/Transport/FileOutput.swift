@@ -1,0 +1,57 @@
+import Foundation
+
+/// Writes a 2xx response body to disk as it arrives. Loop-confined.
+///
+/// The file is opened at the first body byte, so an error status never clobbers an existing
+/// file. A failed download leaves what was written, which is what a Range resume needs.
+final class FileOutput {
+    let path: String
+    /// Append to an existing partial file instead of truncating it.
+    let append: Bool
+    private var descriptor: Int32 = -1
+    private(set) var written: Int64 = 0
+
+    init(path: String, append: Bool = false) {
+        self.path = path
+        self.append = append
+    }
+
+    /// Writes every byte or returns why it could not.
+    func write(_ bytes: UnsafeRawBufferPointer) -> TransportError? {
+        if descriptor < 0, let error = openFile() { return error }
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return TransportError(.fileError, message: "write to \(path) failed: \(String(cString: strerror(errno)))")
+            }
+            offset += count
+        }
+        written += Int64(bytes.count)
+        return nil
+    }
+
+    /// Creates the file if no byte came (an empty 2xx body) and closes it.
+    func finish() -> TransportError? {
+        if descriptor < 0, let error = openFile() { return error }
+        close()
+        return nil
+    }
+
+    func close() {
+        if descriptor >= 0 {
+            Glibc.close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    private func openFile() -> TransportError? {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)
+        descriptor = Glibc.open(path, flags, 0o644)
+        guard descriptor >= 0 else {
+            return TransportError(.fileError, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return nil
+    }
+}

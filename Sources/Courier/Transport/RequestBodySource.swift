@@ -1,0 +1,196 @@
+import CCurl
+import DequeModule
+import Foundation
+
+/// Feeds a request body to curl's read callback. Loop-confined.
+///
+/// Data and file bodies can rewind (curl seeks back on a 307/308 redirect or a reused
+/// connection that died). A streamed body holds at most `highWater` bytes: the producer
+/// suspends until curl drains below `lowWater`, and curl pauses sending while the buffer is empty.
+final class RequestBodySource {
+    enum ReadResult: Equatable {
+        case bytes(Int)
+        /// Nothing buffered yet: pause sending until ``Transfer/bodyDataArrived()``.
+        case pause
+        case failed(TransportError)
+    }
+
+    private enum Storage {
+        case data(Data)
+        case file(descriptor: Int32)
+        case stream(StreamBuffer)
+    }
+
+    private var storage: Storage
+    /// The total size, or nil when a streamed body is sent chunked.
+    let length: Int64?
+    private var offset: Int64 = 0
+
+    private init(storage: Storage, length: Int64?) {
+        self.storage = storage
+        self.length = length
+    }
+
+    /// Opens the body for sending; nil for an empty body.
+    static func open(_ body: HTTPRequest.Body) throws(TransportError) -> RequestBodySource? {
+        switch body.storage {
+        case .empty:
+            return nil
+        case .data(let data):
+            return RequestBodySource(storage: .data(data), length: Int64(data.count))
+        case .file(let url):
+            let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw TransportError(.fileError, message: "cannot open \(url.path): \(String(cString: strerror(errno)))")
+            }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else {
+                Glibc.close(descriptor)
+                throw TransportError(.fileError, message: "cannot stat \(url.path)")
+            }
+            return RequestBodySource(storage: .file(descriptor: descriptor), length: Int64(info.st_size))
+        case .stream(let length, _):
+            return RequestBodySource(storage: .stream(StreamBuffer()), length: length)
+        }
+    }
+
+    var isStream: Bool {
+        if case .stream = storage { return true }
+        return false
+    }
+
+    /// Bytes handed to curl so far.
+    var bytesSent: Int64 { offset }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+        switch storage {
+        case .data(let data):
+            let start = Int(offset)
+            let count = min(buffer.count, data.count - start)
+            guard count > 0 else { return .bytes(0) }
+            data.withUnsafeBytes { bytes in
+                buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + start, byteCount: count)
+            }
+            offset += Int64(count)
+            return .bytes(count)
+        case .file(let descriptor):
+            let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            if count < 0 {
+                return .failed(TransportError(.fileError, message: "read failed: \(String(cString: strerror(errno)))"))
+            }
+            offset += Int64(count)
+            return .bytes(count)
+        case .stream(let stream):
+            let result = stream.read(into: buffer)
+            if case .bytes(let count) = result { offset += Int64(count) }
+            return result
+        }
+    }
+
+    /// Moves back for a resend; a stream cannot.
+    func rewind(to position: Int64) -> Bool {
+        switch storage {
+        case .data, .file:
+            guard position >= 0, position <= (length ?? 0) else { return false }
+            offset = position
+            return true
+        case .stream:
+            return position == offset
+        }
+    }
+
+    /// The stream buffer, for the producer's offers.
+    var streamBuffer: StreamBuffer? {
+        if case .stream(let buffer) = storage { return buffer }
+        return nil
+    }
+
+    func close(reason: any Error) {
+        switch storage {
+        case .file(let descriptor):
+            Glibc.close(descriptor)
+            storage = .data(Data())
+        case .stream(let stream):
+            stream.close(reason: reason)
+        case .data:
+            break
+        }
+    }
+}
+
+/// The bounded buffer between a streamed body's producer task and curl's read callback. Loop-confined.
+final class StreamBuffer {
+    static let highWater = 1 << 20
+    static let lowWater = 256 << 10
+
+    private var chunks = Deque<Data>()
+    private var headOffset = 0
+    private var buffered = 0
+    private var producerFinished = false
+    private var failure: (any Error)?
+    private var waitingProducer: UnsafeContinuation<Void, any Error>?
+    /// Set by the transfer so new data can unpause curl.
+    var onData: (() -> Void)?
+    var producerTask: Task<Void, Never>?
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> RequestBodySource.ReadResult {
+        if let failure {
+            return .failed(failure as? TransportError
+                ?? TransportError(.fileError, message: "request body stream failed: \(failure)"))
+        }
+        var written = 0
+        while written < buffer.count, let chunk = chunks.first {
+            let count = min(buffer.count - written, chunk.count - headOffset)
+            chunk.withUnsafeBytes { bytes in
+                (buffer.baseAddress! + written).copyMemory(from: bytes.baseAddress! + headOffset, byteCount: count)
+            }
+            written += count
+            headOffset += count
+            if headOffset == chunk.count {
+                chunks.removeFirst()
+                headOffset = 0
+            }
+        }
+        buffered -= written
+        if buffered <= Self.lowWater, let producer = waitingProducer {
+            waitingProducer = nil
+            producer.resume()
+        }
+        if written > 0 { return .bytes(written) }
+        return producerFinished ? .bytes(0) : .pause
+    }
+
+    /// A chunk from the producer; `continuation` resumes when there is room for more.
+    func offer(_ chunk: Data, continuation: UnsafeContinuation<Void, any Error>) {
+        if let failure {
+            continuation.resume(throwing: failure)
+            return
+        }
+        chunks.append(chunk)
+        buffered += chunk.count
+        if buffered > Self.highWater {
+            waitingProducer = continuation
+        } else {
+            continuation.resume()
+        }
+        onData?()
+    }
+
+    /// The producer ended: `error` nil means the body is complete.
+    func finish(error: (any Error)?) {
+        guard !producerFinished, failure == nil else { return }
+        if let error { failure = error } else { producerFinished = true }
+        onData?()
+    }
+
+    func close(reason: any Error) {
+        if failure == nil && !producerFinished { failure = reason }
+        chunks.removeAll()
+        buffered = 0
+        waitingProducer?.resume(throwing: reason)
+        waitingProducer = nil
+        producerTask?.cancel()
+        producerTask = nil
+        onData = nil
+    }
+}

@@ -1,0 +1,62 @@
+import DequeModule
+import Foundation
+
+/// Chunks of a streamed response between curl's write callback and the consumer. Loop-confined.
+///
+/// Holds the head continuation until the head is known, then body chunks until the consumer
+/// takes them. The transfer pauses receiving when too many bytes wait here.
+final class ResponseBodyBuffer {
+    private var headContinuation: UnsafeContinuation<HTTPResponseHead, any Error>?
+    private var chunks = Deque<Data>()
+    private var waiting: UnsafeContinuation<Data?, any Error>?
+    private var end: Result<Void, any Error>?
+
+    func awaitHead(_ continuation: UnsafeContinuation<HTTPResponseHead, any Error>) {
+        headContinuation = continuation
+    }
+
+    func deliverHead(_ head: HTTPResponseHead) {
+        headContinuation?.resume(returning: head)
+        headContinuation = nil
+    }
+
+    func failHead(_ error: any Error) {
+        headContinuation?.resume(throwing: error)
+        headContinuation = nil
+        end = .failure(error)
+    }
+
+    /// Returns true when a waiting consumer took the chunk at once.
+    func append(_ chunk: Data) -> Bool {
+        if let consumer = waiting {
+            waiting = nil
+            consumer.resume(returning: chunk)
+            return true
+        }
+        chunks.append(chunk)
+        return false
+    }
+
+    /// The transfer ended: `error` nil is a clean end of body.
+    func finish(_ error: (any Error)?) {
+        guard end == nil else { return }
+        end = error.map { .failure($0) } ?? .success(())
+        if let consumer = waiting {
+            waiting = nil
+            if let error { consumer.resume(throwing: error) } else { consumer.resume(returning: nil) }
+        }
+    }
+
+    /// A buffered chunk, or nil after resolving `continuation` with the end or storing it to wait.
+    func take(orWait continuation: UnsafeContinuation<Data?, any Error>) -> Data? {
+        if let chunk = chunks.popFirst() { return chunk }
+        switch end {
+        case .success: continuation.resume(returning: nil)
+        case .failure(let error): continuation.resume(throwing: error)
+        case nil: waiting = continuation
+        }
+        return nil
+    }
+
+    var isFinished: Bool { end != nil && chunks.isEmpty }
+}

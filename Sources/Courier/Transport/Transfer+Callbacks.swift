@@ -1,0 +1,80 @@
+import CCurl
+import Foundation
+
+/// libcurl's callbacks. Each is a capture-free closure, so it converts to a C function pointer;
+/// the transfer arrives as an unretained pointer that the multi handle keeps alive.
+extension Transfer {
+    static let writeCallback: courier_data_cb = { buffer, size, count, userdata in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    }
+
+    static let readCallback: courier_data_cb = { buffer, size, count, userdata in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        return transfer.send(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    }
+
+    static let seekCallback: courier_seek_cb = { userdata, offset, origin in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        guard origin == SEEK_SET, transfer.requestBody?.rewind(to: Int64(offset)) ?? (offset == 0) else {
+            return CURL_SEEKFUNC_CANTSEEK
+        }
+        return CURL_SEEKFUNC_OK
+    }
+
+    /// Body bytes from curl; returning less than `bytes.count` aborts the transfer.
+    private func received(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if status == 0, let easy {
+            var code = 0
+            courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
+            status = code
+        }
+        switch machine.receive(byteCount: bytes.count, status: status) {
+        case .append:
+            if body.isEmpty { reserveBody() }
+            body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            return bytes.count
+        case .deliver(let deliverHead, let pause):
+            guard case .stream(let buffer) = sink else { return 0 }
+            if deliverHead {
+                let head = readHead()
+                self.head = head
+                buffer.deliverHead(head)
+            }
+            if buffer.append(Data(bytes)) { consumed(bytes.count) }
+            if pause { setPaused(receive: true) }
+            return bytes.count
+        case .writeToFile:
+            if let error = fileOutput?.write(bytes) {
+                machine.abort(error)
+                return 0
+            }
+            return bytes.count
+        case .abort:
+            return 0
+        }
+    }
+
+    /// Pre-sizes the buffer from Content-Length so large bodies are not copied while growing.
+    private func reserveBody() {
+        guard let easy, case .buffered(let limit) = machine.delivery else { return }
+        var length: curl_off_t = -1
+        courier_easy_getinfo_off(easy.raw, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        if length > 0 && length <= limit { body.reserveCapacity(Int(length)) }
+    }
+
+    /// Request body bytes for curl.
+    private func send(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let requestBody else { return 0 }
+        switch requestBody.read(into: buffer) {
+        case .bytes(let count):
+            return count
+        case .pause:
+            pauseMask |= Int(courier_pause_send)
+            return courier_readfunc_pause
+        case .failed(let error):
+            machine.abort(error)
+            return courier_readfunc_abort
+        }
+    }
+}

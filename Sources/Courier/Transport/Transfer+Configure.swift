@@ -1,0 +1,132 @@
+import CCurl
+import Foundation
+
+extension Transfer {
+    /// Sets every option for this request on a freshly reset handle.
+    func configure(_ handle: EasyHandle) throws(TransportError) {
+        let settings = multi.settings
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+
+        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.set(CURLOPT_PRIVATE, pointer: unretained)
+        try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
+        try handle.set(CURLOPT_NOSIGNAL, true)
+        try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try handle.set(CURLOPT_TCP_KEEPALIVE, true)
+        courier_easy_setopt_data_cb(handle.raw, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
+        try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
+        multi.configureSocketCallbacks(handle)
+
+        try configureMethodAndBody(handle)
+        try configureHeaders(handle, userAgent: settings.userAgent)
+        try configureTimeouts(handle)
+
+        if settings.followRedirects {
+            try handle.set(CURLOPT_FOLLOWLOCATION, true)
+            try handle.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
+            try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        }
+        if settings.automaticDecompression, !isFileDownload {
+            try handle.set(CURLOPT_ACCEPT_ENCODING, "")
+        }
+        switch settings.httpVersion {
+        case .http1_1:
+            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        case .http2:
+            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            try handle.set(CURLOPT_PIPEWAIT, true)
+        case .http2PriorKnowledge:
+            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            try handle.set(CURLOPT_PIPEWAIT, true)
+        }
+        try configureTLS(handle, settings.tls)
+    }
+
+    private var isFileDownload: Bool { fileOutput != nil }
+
+    private func configureMethodAndBody(_ handle: EasyHandle) throws(TransportError) {
+        let method = request.method
+        let source = try RequestBodySource.open(request.body)
+        requestBody = source
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+
+        if method == .head {
+            try handle.set(CURLOPT_NOBODY, true)
+            return
+        }
+        guard let source else {
+            switch method {
+            case .get: break
+            case .post:
+                // An empty POST still needs Content-Length: 0, and POSTFIELDS keeps curl off stdin.
+                try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
+                try handle.set(CURLOPT_POSTFIELDS, "")
+            case .put, .patch:
+                try handle.set(CURLOPT_UPLOAD, true)
+                try handle.set(CURLOPT_INFILESIZE_LARGE, offset: 0)
+                courier_easy_setopt_data_cb(handle.raw, CURLOPT_READFUNCTION, Transfer.readCallback)
+                try handle.set(CURLOPT_READDATA, pointer: unretained)
+                if method != .put { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            default:
+                try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
+            return
+        }
+
+        courier_easy_setopt_data_cb(handle.raw, CURLOPT_READFUNCTION, Transfer.readCallback)
+        try handle.set(CURLOPT_READDATA, pointer: unretained)
+        courier_easy_setopt_seek_cb(handle.raw, Transfer.seekCallback)
+        try handle.set(CURLOPT_SEEKDATA, pointer: unretained)
+        let length = source.length ?? -1 // -1: chunked transfer encoding
+        if method == .post {
+            try handle.set(CURLOPT_POST, true)
+            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: length)
+        } else {
+            try handle.set(CURLOPT_UPLOAD, true)
+            try handle.set(CURLOPT_INFILESIZE_LARGE, offset: length)
+            if method != .put { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        }
+        if let stream = source.streamBuffer {
+            stream.onData = { [unowned self] in self.bodyDataArrived() }
+            multi.startPump(for: request.body, into: stream)
+        }
+    }
+
+    private func configureHeaders(_ handle: EasyHandle, userAgent: String) throws(TransportError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var hasUserAgent = false
+        for field in request.headers {
+            if HTTPSyntax.namesEqual(field.name, "User-Agent") { hasUserAgent = true }
+            // "Name;" is curl's spelling for a header with an empty value ("Name:" would delete it).
+            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            list = curl_slist_append(list, line)
+        }
+        if !request.body.isEmpty || request.method == .put || request.method == .patch {
+            // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).
+            list = curl_slist_append(list, "Expect:")
+        }
+        headerList = list
+        if let list { try handle.set(CURLOPT_HTTPHEADER, pointer: list) }
+        if !hasUserAgent, !userAgent.isEmpty { try handle.set(CURLOPT_USERAGENT, userAgent) }
+    }
+
+    private func configureTimeouts(_ handle: EasyHandle) throws(TransportError) {
+        if let connect = timeouts.connect { try handle.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connect.milliseconds))) }
+        if let total = timeouts.total { try handle.set(CURLOPT_TIMEOUT_MS, max(1, Int(total.milliseconds))) }
+        if let idle = timeouts.idle {
+            // libcurl's stall detection counts whole seconds: below 1 byte/s for N seconds.
+            try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, Int((idle.milliseconds + 999) / 1000)))
+        }
+    }
+
+    private func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {
+        guard request.url.scheme?.lowercased() == "https" || tls != TLSConfiguration() else { return }
+        try handle.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer)
+        try handle.set(CURLOPT_SSL_VERIFYHOST, tls.verifyPeer ? 2 : 0)
+        if let path = tls.caBundlePath { try handle.set(CURLOPT_CAINFO, path) }
+        if let path = tls.clientCertificatePath { try handle.set(CURLOPT_SSLCERT, path) }
+        if let path = tls.clientKeyPath { try handle.set(CURLOPT_SSLKEY, path) }
+        if let password = tls.clientKeyPassword { try handle.set(CURLOPT_KEYPASSWD, password) }
+    }
+}

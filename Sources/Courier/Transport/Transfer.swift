@@ -1,0 +1,203 @@
+import CCurl
+import DequeModule
+import Foundation
+
+/// One request's trip through libcurl: the thin shell around ``TransferStateMachine``.
+///
+/// Loop-confined: created by the service on the loop, driven by curl callbacks on the loop,
+/// resolved on the loop. While attached, the multi handle holds a +1 retain (through
+/// `CURLOPT_PRIVATE`), so callbacks can use an unretained pointer.
+final class Transfer {
+    /// How the caller receives the outcome.
+    enum Sink {
+        case response(UnsafeContinuation<HTTPResponse, any Error>)
+        case stream(ResponseBodyBuffer)
+    }
+
+    let id: UInt64
+    let request: HTTPRequest
+    let hostKey: String
+    let timeouts: Timeouts
+    unowned let multi: CurlMulti
+    var machine: TransferStateMachine
+    var sink: Sink?
+
+    // Attached-only resources, released by `detach()`.
+    var easy: EasyHandle?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var requestBody: RequestBodySource?
+    var fileOutput: FileOutput?
+    /// Current `curl_easy_pause` bitmask: both directions are tracked because the call sets both.
+    var pauseMask = 0
+
+    // Response state.
+    var status = 0
+    var head: HTTPResponseHead?
+    var body = Data()
+    let startedAt = MonotonicClock.nanoseconds()
+
+    init(id: UInt64, request: HTTPRequest, delivery: TransferStateMachine.Delivery, sink: Sink?,
+         timeouts: Timeouts, multi: CurlMulti) {
+        self.id = id
+        self.request = request
+        self.hostKey = Transfer.hostKey(for: request.url)
+        self.machine = TransferStateMachine(delivery: delivery)
+        self.sink = sink
+        self.timeouts = timeouts
+        self.multi = multi
+    }
+
+    static func hostKey(for url: URL) -> String {
+        let scheme = url.scheme ?? "http"
+        return "\(scheme)://\(url.host ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    // MARK: Start
+
+    /// Set by the multi handle: admitted counts against the limits, attached means curl has the handle.
+    var submitted = false
+    var admitted = false
+    var attached = false
+
+    /// Called when admitted: takes a handle and hands it to curl, or resolves with the setup error.
+    func start() {
+        guard machine.start() == .attach else { return }
+        do {
+            guard let handle = multi.pool.take() else {
+                throw TransportError(.unknown, message: "curl_easy_init failed")
+            }
+            easy = handle
+            try configure(handle)
+            try multi.attach(self)
+            multi.logger.trace("transfer started", metadata: ["id": "\(id)", "request": "\(request)"])
+        } catch {
+            cancel(with: error)
+        }
+    }
+
+    // MARK: Completion
+
+    /// curl reported the transfer done.
+    func curlDidFinish(_ result: CURLcode) {
+        let curlError: TransportError? = result == CURLE_OK ? nil
+            : TransportError(curl: result, detail: easy?.errorDetail ?? "", url: request.url.absoluteString)
+        switch machine.finish(curlError) {
+        case .succeed(let deliverHead):
+            let head = head ?? readHead()
+            if head.isSuccess, let fileOutput, let error = fileOutput.finish() {
+                resolve(failing: error, headDelivered: !deliverHead)
+                return
+            }
+            release()
+            log(status: head.status)
+            switch sink {
+            case .response(let continuation):
+                continuation.resume(returning: HTTPResponse(head: head, body: body))
+            case .stream(let buffer):
+                if deliverHead { buffer.deliverHead(head) }
+                buffer.finish(nil)
+            case nil:
+                break
+            }
+            sink = nil
+        case .fail(let error, let headDelivered):
+            resolve(failing: error, headDelivered: headDelivered)
+        case .none:
+            break
+        }
+    }
+
+    private func resolve(failing error: any Error, headDelivered: Bool) {
+        release()
+        multi.logger.trace("transfer failed", metadata: ["id": "\(id)", "error": "\(error)"])
+        deliver(error, headDelivered: headDelivered)
+    }
+
+    private func deliver(_ error: any Error, headDelivered: Bool) {
+        switch sink {
+        case .response(let continuation):
+            continuation.resume(throwing: error)
+        case .stream(let buffer):
+            if headDelivered { buffer.finish(error) } else { buffer.failHead(error) }
+        case nil:
+            break
+        }
+        sink = nil
+    }
+
+    // MARK: Cancellation
+
+    /// Cancels at once: a queued transfer never gets a handle; a running one leaves the multi handle now.
+    func cancel(with error: any Error) {
+        switch machine.cancel() {
+        case .failQueued:
+            multi.transferLeftQueue(self)
+            deliver(error, headDelivered: false)
+        case .detachAndFail(let headDelivered):
+            release()
+            multi.logger.trace("transfer cancelled", metadata: ["id": "\(id)"])
+            deliver(error, headDelivered: headDelivered)
+        case .none:
+            break
+        }
+    }
+
+    /// Returns every curl and file resource and the admission slot; safe to call more than once.
+    private func release() {
+        multi.release(self)
+        if let list = headerList {
+            curl_slist_free_all(list)
+            headerList = nil
+        }
+        requestBody?.close(reason: TransportError(.cancelled, message: "transfer ended"))
+        requestBody = nil
+        fileOutput?.close()
+    }
+
+    private func log(status: Int) {
+        multi.logger.trace("transfer finished", metadata: [
+            "id": "\(id)", "status": "\(status)",
+            "ms": "\((MonotonicClock.nanoseconds() - startedAt) / 1_000_000)",
+        ])
+    }
+
+    // MARK: Pausing
+
+    func setPaused(receive: Bool? = nil, send: Bool? = nil) {
+        var mask = pauseMask
+        if let receive { mask = receive ? mask | Int(courier_pause_recv) : mask & ~Int(courier_pause_recv) }
+        if let send { mask = send ? mask | Int(courier_pause_send) : mask & ~Int(courier_pause_send) }
+        guard mask != pauseMask, let easy else { return }
+        pauseMask = mask
+        // May call the write/read callbacks synchronously: no state mutation is in progress here.
+        curl_easy_pause(easy.raw, Int32(mask))
+    }
+
+    /// A streamed request body got data (or ended) while curl was waiting for it.
+    func bodyDataArrived() {
+        if pauseMask & Int(courier_pause_send) != 0 { setPaused(send: false) }
+    }
+
+    // MARK: Streaming consumer
+
+    /// The consumer wants the next chunk; `continuation` gets it, nil at the end, or the error.
+    func nextChunk(for buffer: ResponseBodyBuffer, continuation: UnsafeContinuation<Data?, any Error>) {
+        if let chunk = buffer.take(orWait: continuation) {
+            continuation.resume(returning: chunk)
+            consumed(chunk.count)
+        }
+    }
+
+    func consumed(_ count: Int) {
+        if machine.consumed(byteCount: count) == .resumeReceiving { setPaused(receive: false) }
+    }
+}
+
+/// Monotonic nanoseconds for deadlines and durations.
+enum MonotonicClock {
+    static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+
+/// httpbin-like routes: echo, status codes, delays, generated bodies, drip, stall, redirects, upload sink.
+enum HTTPBinRoutes {
+    static let allMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+
+    static func add(to router: Router<BasicRequestContext>) {
+        for method in allMethods {
+            router.on("/echo", method: method, use: echo)
+            router.on("/status/{code}", method: method, use: status)
+            router.on("/upload", method: method, use: upload)
+            router.on("/redirect/{count}", method: method, use: redirect)
+            router.on("/redirect-to", method: method, use: redirectTo)
+        }
+        router.get("/delay/{ms}", use: delay)
+        router.get("/bytes/{count}") { request, context in
+            try generated(count: try context.parameters.require("count", as: Int.self), chunked: false)
+        }
+        router.get("/chunked/{count}") { request, context in
+            try generated(count: try context.parameters.require("count", as: Int.self), chunked: true)
+        }
+        router.get("/drip", use: drip)
+        router.get("/stall", use: stall)
+    }
+
+    /// What `/echo` answers: everything the server received.
+    struct Echo: Codable, ResponseEncodable {
+        var method: String
+        var path: String
+        var query: String
+        var headers: [[String]]
+        var body: String
+        var bodyLength: Int
+        var bodyHash: String
+    }
+
+    @Sendable static func echo(_ request: Request, _ context: BasicRequestContext) async throws -> Echo {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 64 << 20)
+        var hasher = TestPattern.Hasher()
+        hasher.update(buffer.readableBytesView)
+        let text = buffer.readableBytes <= 1 << 20 ? String(decoding: buffer.readableBytesView, as: UTF8.self) : ""
+        return Echo(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: request.uri.query ?? "",
+            headers: request.headers.map { [$0.name.rawName, $0.value] },
+            body: text,
+            bodyLength: buffer.readableBytes,
+            bodyHash: hasher.hex
+        )
+    }
+
+    @Sendable static func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let code = try context.parameters.require("code", as: Int.self)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if let retryAfter = request.uri.queryParameters.get("retryAfter") {
+            headers[.retryAfter] = retryAfter
+        }
+        let body = ByteBuffer(string: #"{"status":\#(code)}"#)
+        return Response(status: .init(code: code), headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// Consumes a body of any size without holding it, and reports its length and hash.
+    @Sendable static func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var hasher = TestPattern.Hasher()
+        for try await buffer in request.body {
+            hasher.update(buffer.readableBytesView)
+        }
+        let body = ByteBuffer(string: #"{"bytes":\#(hasher.count),"hash":"\#(hasher.hex)"}"#)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
+    }
+
+    @Sendable static func delay(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let milliseconds = try context.parameters.require("ms", as: Int.self)
+        try await Task.sleep(for: .milliseconds(milliseconds))
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"delayedMs":\#(milliseconds)}"#)))
+    }
+
+    /// `count` pattern bytes in 64 KiB writes, with Content-Length unless `chunked`.
+    static func generated(count: Int, chunked: Bool) throws -> Response {
+        let body = ResponseBody(contentLength: chunked ? nil : count) { writer in
+            var offset = 0
+            while offset < count {
+                let size = min(64 << 10, count - offset)
+                var buffer = ByteBuffer()
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { bytes in
+                    TestPattern.fill(UnsafeMutableRawBufferPointer(rebasing: bytes[0..<size]), offset: offset)
+                    return size
+                }
+                try await writer.write(buffer)
+                offset += size
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+    }
+
+    /// `/drip?bytes=N&chunk=K&interval=ms`: K pattern bytes every `interval` until N are sent.
+    @Sendable static func drip(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let count = query.get("bytes", as: Int.self) ?? 10
+        let chunk = max(1, query.get("chunk", as: Int.self) ?? 1)
+        let interval = query.get("interval", as: Int.self) ?? 100
+        let body = ResponseBody(contentLength: count) { writer in
+            var offset = 0
+            while offset < count {
+                let size = min(chunk, count - offset)
+                try await writer.write(ByteBuffer(bytes: TestPattern.bytes(count: size, offset: offset)))
+                offset += size
+                if offset < count { try await Task.sleep(for: .milliseconds(interval)) }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+    }
+
+    /// `/stall?bytes=N&seconds=S`: promises 2N bytes, sends N, then goes quiet for S seconds (10 by default).
+    @Sendable static func stall(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let count = request.uri.queryParameters.get("bytes", as: Int.self) ?? 10
+        let seconds = request.uri.queryParameters.get("seconds", as: Int.self) ?? 10
+        let body = ResponseBody(contentLength: count * 2) { writer in
+            try await writer.write(ByteBuffer(bytes: TestPattern.bytes(count: count)))
+            try await Task.sleep(for: .seconds(seconds))
+            throw CancellationError() // never complete the promised body
+        }
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+    }
+
+    /// `/redirect/N`: N hops of 302, then the echo of the last request.
+    @Sendable static func redirect(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let count = try context.parameters.require("count", as: Int.self)
+        if count <= 0 { return try await echo(request, context).response(from: request, context: context) }
+        return Response(status: .found, headers: [.location: "/redirect/\(count - 1)"])
+    }
+
+    /// `/redirect-to?url=U&status=S`: one redirect to an absolute or relative URL.
+    @Sendable static func redirectTo(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let target = query.get("url") else { return Response(status: .badRequest) }
+        let code = query.get("status", as: Int.self) ?? 302
+        return Response(status: .init(code: code), headers: [.location: target])
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// An in-process HTTP server on 127.0.0.1 and an ephemeral port, for testing code that uses
+/// Courier (or any HTTP client) without a network.
+///
+/// It serves httpbin-like routes (echo, status codes, delays, N-byte and chunked bodies, slow
+/// drip, redirects) on ``baseURL``, and wire-level faults that no well-behaved server produces
+/// (a reset mid-body, stalled headers, a kept-alive connection closed under the client) on
+/// ``faultURL``. ``counters`` shows what the server saw.
+///
+/// ```swift
+/// try await withTestServer { server in
+///     let response = try await service.send(HTTPRequest(url: server.url("/status/418")))
+/// }
+/// ```
+public final class TestServer: Sendable {
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    /// `http://127.0.0.1:<port>` of the raw fault listener.
+    public let faultURL: URL
+    public let counters: TestServerCounters
+    private let serviceGroup: ServiceGroup
+    private let application: Task<Void, any Error>
+    private let faultServer: RawFaultServer
+
+    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters,
+                 serviceGroup: ServiceGroup, application: Task<Void, any Error>, faultServer: RawFaultServer) {
+        self.serviceGroup = serviceGroup
+        self.baseURL = baseURL
+        self.faultURL = faultURL
+        self.counters = counters
+        self.application = application
+        self.faultServer = faultServer
+    }
+
+    /// Starts both listeners and returns once they accept connections.
+    ///
+    /// - Parameter configure: Adds routes of your own to the router before the server starts.
+    public static func start(
+        configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let counters = TestServerCounters()
+        let router = Router(context: BasicRequestContext.self)
+        router.middlewares.add(CountingMiddleware(counters: counters))
+        HTTPBinRoutes.add(to: router)
+        configure(router)
+
+        var logger = Logger(label: "courier.test-server")
+        logger.logLevel = .warning
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname("127.0.0.1", port: 0),
+                availableConnectionsDelegate: ConnectionCounter(counters: counters)
+            ),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let task = Task { try await group.run() }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw TestServerError.couldNotStart
+        }
+        let faultServer = try await RawFaultServer.start(counters: counters)
+        return TestServer(
+            baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+            faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
+            counters: counters, serviceGroup: group, application: task, faultServer: faultServer
+        )
+    }
+
+    /// `baseURL` joined with `pathAndQuery`, which starts with `/`.
+    public func url(_ pathAndQuery: String) -> URL {
+        URL(string: baseURL.absoluteString + pathAndQuery)!
+    }
+
+    /// `faultURL` joined with `pathAndQuery`.
+    public func faultURL(_ pathAndQuery: String) -> URL {
+        URL(string: faultURL.absoluteString + pathAndQuery)!
+    }
+
+    /// Stops accepting, closes connections and waits for both listeners to end.
+    public func stop() async {
+        await serviceGroup.triggerGracefulShutdown()
+        _ = await application.result
+        await faultServer.stop()
+    }
+}
+
+/// Runs `body` with a started server and stops it afterwards.
+public func withTestServer<Result>(
+    configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (TestServer) async throws -> Result
+) async throws -> Result {
+    let server = try await TestServer.start(configure: configure)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+public enum TestServerError: Error {
+    case couldNotStart
+}

@@ -1,0 +1,50 @@
+import Synchronization
+
+/// What the test server saw: requests, connections and concurrency, for assertions that
+/// need the server's side of the story.
+public final class TestServerCounters: Sendable {
+    private struct State {
+        var requests = 0
+        var inFlight = 0
+        var maxInFlight = 0
+        var connectionsOpened = 0
+        var connectionsOpen = 0
+        var lastHeaders: [String: [(String, String)]] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Requests received on the main listener.
+    public var requests: Int { state.withLock { $0.requests } }
+    /// Requests being handled right now.
+    public var inFlight: Int { state.withLock { $0.inFlight } }
+    /// The most requests handled at once since the last ``resetMaxInFlight()``.
+    public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    /// Connections accepted, on both listeners.
+    public var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
+    /// Connections open right now, on both listeners.
+    public var connectionsOpen: Int { state.withLock { $0.connectionsOpen } }
+
+    public func resetMaxInFlight() { state.withLock { $0.maxInFlight = $0.inFlight } }
+
+    func requestStarted() {
+        state.withLock {
+            $0.requests += 1
+            $0.inFlight += 1
+            $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
+        }
+    }
+
+    func requestEnded() { state.withLock { $0.inFlight -= 1 } }
+
+    func connectionOpened() {
+        state.withLock {
+            $0.connectionsOpened += 1
+            $0.connectionsOpen += 1
+        }
+    }
+
+    func connectionClosed() { state.withLock { $0.connectionsOpen -= 1 } }
+}
