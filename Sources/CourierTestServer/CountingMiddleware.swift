@@ -7,8 +7,20 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         counters.requestStarted()
-        defer { counters.requestEnded() }
-        return try await next(request, context)
+        do {
+            var response = try await next(request, context)
+            // A streamed body is written after the handler returns: count the request until then.
+            let counters = counters
+            let body = response.body
+            response.body = ResponseBody(contentLength: body.contentLength) { writer in
+                defer { counters.requestEnded() }
+                try await body.write(writer)
+            }
+            return response
+        } catch {
+            counters.requestEnded()
+            throw error
+        }
     }
 }
 

@@ -14,8 +14,10 @@ enum HTTPBinRoutes {
             router.on("/redirect-to", method: method, use: redirectTo)
         }
         router.get("/delay/{ms}", use: delay)
-        router.get("/bytes/{count}") { request, context in
-            try generated(count: try context.parameters.require("count", as: Int.self), chunked: false)
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/bytes/{count}", method: method) { request, context in
+                try generated(count: try context.parameters.require("count", as: Int.self), chunked: false)
+            }
         }
         router.get("/chunked/{count}") { request, context in
             try generated(count: try context.parameters.require("count", as: Int.self), chunked: true)
@@ -58,6 +60,11 @@ enum HTTPBinRoutes {
         headers[.contentType] = "application/json"
         if let retryAfter = request.uri.queryParameters.get("retryAfter") {
             headers[.retryAfter] = retryAfter
+        }
+        // 1xx, 204 and 304 never carry a body (RFC 9110 §6.4.1); bytes there would poison the connection.
+        if code < 200 || code == 204 || code == 304 {
+            headers[.contentType] = nil
+            return Response(status: .init(code: code), headers: headers)
         }
         let body = ByteBuffer(string: #"{"status":\#(code)}"#)
         return Response(status: .init(code: code), headers: headers, body: ResponseBody(byteBuffer: body))

@@ -99,6 +99,7 @@ public final class TestServer: Sendable {
 }
 
 /// Runs `body` with a started server and stops it afterwards.
+@discardableResult
 public func withTestServer<Result>(
     configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
     isolation: isolated (any Actor)? = #isolation,

@@ -18,7 +18,7 @@ extension ServiceActor {
                                 sink: nil, timeouts: timeouts(for: request), multi: multi)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                transfer.sink = .response(continuation)
+                transfer.install(.response(continuation))
                 submit(transfer)
             }
         } onCancel: { [loop, bound = LoopBound(transfer)] in
@@ -39,7 +39,7 @@ extension ServiceActor {
         transfer.fileOutput = FileOutput(path: file.path, append: append)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                transfer.sink = .response(continuation)
+                transfer.install(.response(continuation))
                 submit(transfer)
             }
         } onCancel: { [loop, bound = LoopBound(transfer)] in
@@ -59,22 +59,25 @@ extension ServiceActor {
         let buffer = ResponseBodyBuffer()
         let transfer = Transfer(id: makeTransferID(), request: request,
                                 delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10),
-                                sink: .stream(buffer), timeouts: timeouts(for: request), multi: multi)
+                                sink: nil, timeouts: timeouts(for: request), multi: multi)
         let bound = LoopBound(transfer)
+        let boundBuffer = LoopBound(buffer)
         let head = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                buffer.awaitHead(continuation)
+                transfer.install(.stream(boundBuffer.value))
+                boundBuffer.value.awaitHead(continuation)
                 submit(transfer)
             }
         } onCancel: { [loop] in
             loop.execute { bound.value.cancel(with: CancellationError()) }
         }
-        let body = HTTPResponseBody(handle: ResponseStreamHandle(service: self, transfer: bound, buffer: LoopBound(buffer)))
+        let body = HTTPResponseBody(handle: ResponseStreamHandle(service: self, transfer: bound, buffer: boundBuffer))
         return HTTPStreamingResponse(head: head, body: body)
     }
 
-    /// Hands `transfer` to the multi handle unless the task is already cancelled.
+    /// Hands `transfer` to the multi handle unless it is already resolved or its task cancelled.
     private func submit(_ transfer: Transfer) {
+        if transfer.machine.isFinished { return }
         if Task.isCancelled {
             transfer.cancel(with: CancellationError())
         } else {

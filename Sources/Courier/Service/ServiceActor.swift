@@ -107,6 +107,7 @@ public actor ServiceActor {
 }
 
 /// Runs `body` with a new service and shuts it down afterwards, also when `body` throws.
+@discardableResult
 public func withService<Result>(
     configuration: ServiceActor.Configuration = ServiceActor.Configuration(),
     isolation: isolated (any Actor)? = #isolation,

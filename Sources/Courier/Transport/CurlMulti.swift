@@ -19,7 +19,12 @@ final class CurlMulti {
     private(set) var registry: [UInt64: Transfer] = [:]
     private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var liveTransfers = 0
-    private(set) var openSockets = 0
+    /// Sockets curl opened, by descriptor, with their inode: curl sometimes closes a socket
+    /// without its close callback (a connect given up), so counts are checked against the kernel.
+    private var sockets: [Int32: UInt64] = [:]
+    /// When the next idle-timeout sweep is due, and how often sweeps run while any is needed.
+    private(set) var nextSweep: UInt64?
+    private var sweepInterval: UInt64 = 1_000_000_000
     private(set) var completedTransfers = 0
     private var admitting = false
     private var closed = false
@@ -109,6 +114,34 @@ final class CurlMulti {
         }
         _ = Unmanaged.passRetained(transfer) // balanced in release(_:)
         transfer.attached = true
+        if let idle = transfer.timeouts.idle {
+            let now = MonotonicClock.nanoseconds()
+            transfer.lastActivity = now
+            // Sweep four times per idle period (50 ms to 1 s) so a timeout fires at most 25% late.
+            let interval = UInt64(clamping: max(50, min(1000, idle.milliseconds / 4))) * 1_000_000
+            sweepInterval = nextSweep == nil ? interval : min(sweepInterval, interval)
+            nextSweep = min(nextSweep ?? .max, now + sweepInterval)
+        }
+    }
+
+    /// Times out attached transfers that moved no byte for their idle timeout.
+    func sweepIdleTransfers() {
+        guard let due = nextSweep else { return }
+        let now = MonotonicClock.nanoseconds()
+        guard now >= due else { return }
+        nextSweep = nil
+        var watching = false
+        for transfer in Array(registry.values) where transfer.attached {
+            guard let idle = transfer.timeouts.idle else { continue }
+            let limit = UInt64(clamping: idle.milliseconds) * 1_000_000
+            if now - transfer.lastActivity >= limit {
+                transfer.cancel(with: TransportError(.timedOut, message: "no data for \(idle)",
+                                                     url: transfer.request.url.absoluteString))
+            } else {
+                watching = true
+            }
+        }
+        if watching { nextSweep = now + sweepInterval }
     }
 
     /// Takes back the handle and the admission slot of a transfer that resolved.
@@ -153,13 +186,13 @@ final class CurlMulti {
             let descriptor = courier_socket_cloexec(address.pointee.family, address.pointee.socktype,
                                                     address.pointee.protocol)
             if descriptor >= 0 {
-                Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().openSockets += 1
+                Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().sockets[descriptor] = inode(of: descriptor)
             }
             return descriptor
         }
         courier_easy_setopt_ptr(easy.raw, CURLOPT_OPENSOCKETDATA, unretained)
         courier_easy_setopt_closesocket_cb(easy.raw) { userdata, descriptor in
-            Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().openSockets -= 1
+            Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().sockets[descriptor] = nil
             return Glibc.close(descriptor)
         }
         courier_easy_setopt_ptr(easy.raw, CURLOPT_CLOSESOCKETDATA, unretained)
@@ -202,10 +235,16 @@ final class CurlMulti {
         pool.drain()
     }
 
+    /// Sockets curl opened that are still open: the same descriptor with the same inode.
+    private func countOpenSockets() -> Int {
+        sockets = sockets.filter { inode(of: $0.key) == $0.value }
+        return sockets.count
+    }
+
     var stats: TransportStats {
         TransportStats(liveTransfers: liveTransfers, runningTransfers: admission.runningTotal,
                        easyHandles: pool.created, pooledHandles: pool.pooledCount,
-                       openConnections: openSockets, completedTransfers: completedTransfers)
+                       openConnections: countOpenSockets(), completedTransfers: completedTransfers)
     }
 }
 
@@ -250,4 +289,10 @@ enum CurlGlobal {
 struct LoopBound<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// The inode of an open descriptor, or 0 when it is closed.
+private func inode(of descriptor: Int32) -> UInt64 {
+    var info = stat()
+    return fstat(descriptor, &info) == 0 ? UInt64(info.st_ino) : 0
 }

@@ -68,10 +68,15 @@ final class EpollDriver: LoopDriver {
         registered[index] = result == 0 ? wanted : 0
     }
 
-    func poll(blocking: Bool) {
+    func poll(blocking: Bool, until: UInt64?) {
         var timeout: Int32 = 0
         if blocking {
-            if let deadline = timerDeadline {
+            let curlDeadline = timerDeadline
+            let wakeAt = switch (curlDeadline, until) {
+            case let (curl?, own?): Optional(min(curl, own))
+            case let (curl, own): curl ?? own
+            }
+            if let deadline = wakeAt {
                 let now = MonotonicClock.nanoseconds()
                 timeout = deadline <= now ? 0 : Int32(clamping: (deadline - now + 999_999) / 1_000_000)
             } else {

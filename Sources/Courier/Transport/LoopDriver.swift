@@ -4,7 +4,8 @@ import CCurl
 protocol LoopDriver: AnyObject {
     /// Waits for socket readiness, curl's timer or a wake-up (only when `blocking`), lets curl
     /// act on what happened and resolves finished transfers.
-    func poll(blocking: Bool)
+    /// `until` is a loop deadline of Courier's own (the idle sweep) that also ends a blocking wait.
+    func poll(blocking: Bool, until: UInt64?)
     /// Interrupts a blocking ``poll(blocking:)`` from any thread.
     var waker: LoopWaker { get }
     func close()

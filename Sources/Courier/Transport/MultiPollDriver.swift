@@ -14,10 +14,15 @@ final class MultiPollDriver: LoopDriver {
         waker = LoopWaker(eventDescriptor: -1, multiAddress: UInt(bitPattern: multi.handle))
     }
 
-    func poll(blocking: Bool) {
+    func poll(blocking: Bool, until: UInt64?) {
         if blocking {
             // curl shortens this to its own next timeout; a wake-up cuts it short.
-            curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+            var timeout: Int32 = 1000
+            if let until {
+                let now = MonotonicClock.nanoseconds()
+                timeout = until <= now ? 0 : min(timeout, Int32(clamping: (until - now + 999_999) / 1_000_000))
+            }
+            curl_multi_poll(multi.handle, nil, 0, timeout, nil)
         }
         curl_multi_perform(multi.handle, &runningHandles)
         multi.processCompletions()

@@ -12,7 +12,11 @@ final class ResponseBodyBuffer {
     private var end: Result<Void, any Error>?
 
     func awaitHead(_ continuation: UnsafeContinuation<HTTPResponseHead, any Error>) {
-        headContinuation = continuation
+        if case .failure(let error) = end {
+            continuation.resume(throwing: error) // the transfer failed before anyone waited
+        } else {
+            headContinuation = continuation
+        }
     }
 
     func deliverHead(_ head: HTTPResponseHead) {

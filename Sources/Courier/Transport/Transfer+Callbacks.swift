@@ -24,6 +24,7 @@ extension Transfer {
 
     /// Body bytes from curl; returning less than `bytes.count` aborts the transfer.
     private func received(_ bytes: UnsafeRawBufferPointer) -> Int {
+        lastActivity = MonotonicClock.nanoseconds()
         if status == 0, let easy {
             var code = 0
             courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
@@ -65,6 +66,7 @@ extension Transfer {
 
     /// Request body bytes for curl.
     private func send(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        lastActivity = MonotonicClock.nanoseconds()
         guard let requestBody else { return 0 }
         switch requestBody.read(into: buffer) {
         case .bytes(let count):

@@ -113,11 +113,9 @@ extension Transfer {
     private func configureTimeouts(_ handle: EasyHandle) throws(TransportError) {
         if let connect = timeouts.connect { try handle.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connect.milliseconds))) }
         if let total = timeouts.total { try handle.set(CURLOPT_TIMEOUT_MS, max(1, Int(total.milliseconds))) }
-        if let idle = timeouts.idle {
-            // libcurl's stall detection counts whole seconds: below 1 byte/s for N seconds.
-            try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, Int((idle.milliseconds + 999) / 1000)))
-        }
+        // The idle timeout is Courier's own (see CurlMulti.sweepIdleTransfers): libcurl's
+        // LOW_SPEED_TIME averages speed over a window of seconds, so a burst then silence
+        // goes unnoticed for several seconds.
     }
 
     private func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {

@@ -20,7 +20,9 @@ final class Transfer {
     let timeouts: Timeouts
     unowned let multi: CurlMulti
     var machine: TransferStateMachine
-    var sink: Sink?
+    private(set) var sink: Sink?
+    /// An outcome that arrived before the caller installed its sink (a cancellation racing the start).
+    private var undeliveredError: (any Error)?
 
     // Attached-only resources, released by `detach()`.
     var easy: EasyHandle?
@@ -35,6 +37,8 @@ final class Transfer {
     var head: HTTPResponseHead?
     var body = Data()
     let startedAt = MonotonicClock.nanoseconds()
+    /// When a byte last moved either way; the idle timeout counts from here.
+    var lastActivity: UInt64 = 0
 
     init(id: UInt64, request: HTTPRequest, delivery: TransferStateMachine.Delivery, sink: Sink?,
          timeouts: Timeouts, multi: CurlMulti) {
@@ -113,7 +117,20 @@ final class Transfer {
         deliver(error, headDelivered: headDelivered)
     }
 
+    /// Installs how the caller receives the outcome; resolves it at once if the transfer already ended.
+    func install(_ sink: Sink) {
+        self.sink = sink
+        if let error = undeliveredError {
+            undeliveredError = nil
+            deliver(error, headDelivered: false)
+        }
+    }
+
     private func deliver(_ error: any Error, headDelivered: Bool) {
+        guard sink != nil else {
+            undeliveredError = error
+            return
+        }
         switch sink {
         case .response(let continuation):
             continuation.resume(throwing: error)

@@ -19,9 +19,11 @@ extension TransportError {
             code = .connectionLost
         case CURLE_TOO_MANY_REDIRECTS: code = .tooManyRedirects
         case CURLE_FILESIZE_EXCEEDED: code = .bodyTooLarge
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: code = .invalidRequest
+        case CURLE_URL_MALFORMAT: code = .invalidRequest
         case CURLE_READ_ERROR, CURLE_WRITE_ERROR: code = .fileError
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING: code = .protocolError
+        // Requests are validated as http(s) before sending, so an unsupported protocol can only
+        // be the server's reply (curl's "Received HTTP/0.9 when not allowed").
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL: code = .protocolError
         case CURLE_ABORTED_BY_CALLBACK: code = .cancelled
         default: code = .unknown
         }

@@ -1,0 +1,51 @@
+@testable import Courier
+import CourierTestServer
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Collects log lines in memory.
+final class CapturedLog: Sendable {
+    let lines = Mutex<[String]>([])
+
+    var handler: @Sendable (String) -> any LogHandler {
+        { label in Handler(label: label, log: self) }
+    }
+
+    struct Handler: LogHandler {
+        let label: String
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            log.lines.withLock { $0.append("\(event.level) \(event.message) \(all)") }
+        }
+    }
+}
+
+@Suite struct LoggingTests {
+    @Test func transfersAreTracedWithoutCredentials() async throws {
+        let capture = CapturedLog()
+        try await withServerAndService(configure: {
+            $0.logger = Logger(label: "test", factory: capture.handler)
+        }) { server, service in
+            var request = HTTPRequest(url: server.url("/echo?key=API-KEY-SECRET&alt=json"))
+            request.headers["Authorization"] = "Bearer TOKEN-SECRET"
+            _ = try await service.send(request)
+            _ = try? await service.send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(unusedPort())/?access_token=TOKEN-SECRET")!))
+        }
+        let lines = capture.lines.withLock { $0 }
+        #expect(lines.contains { $0.contains("transfer started") })
+        #expect(lines.contains { $0.contains("transfer finished") && $0.contains("200") })
+        #expect(lines.contains { $0.contains("transfer failed") })
+        for line in lines {
+            #expect(!line.contains("SECRET"), "leaked: \(line)")
+        }
+    }
+}

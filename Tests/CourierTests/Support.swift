@@ -1,0 +1,134 @@
+@testable import Courier
+import CourierTestServer
+import Foundation
+import Glibc
+import Testing
+
+/// Runs `body` with a fresh test server and a fresh service, and stops both afterwards.
+@discardableResult
+func withServerAndService<Result>(
+    configure: (inout ServiceActor.Configuration) -> Void = { _ in },
+    _ body: (TestServer, ServiceActor) async throws -> Result
+) async throws -> Result {
+    var configuration = ServiceActor.Configuration()
+    configure(&configuration)
+    return try await withTestServer { server in
+        try await withService(configuration: configuration) { service in
+            try await body(server, service)
+        }
+    }
+}
+
+/// Asserts the service holds nothing: no live transfer, every handle back in the pool.
+func expectNoLeaks(_ service: ServiceActor, sourceLocation: SourceLocation = #_sourceLocation) async {
+    let stats = await service.stats
+    #expect(stats.liveTransfers == 0, "live transfers: \(stats)", sourceLocation: sourceLocation)
+    #expect(stats.runningTransfers == 0, "running transfers: \(stats)", sourceLocation: sourceLocation)
+    #expect(stats.easyHandles == stats.pooledHandles, "handles in use: \(stats)", sourceLocation: sourceLocation)
+}
+
+/// A reference to a value, so `#expect` can wrap a mutating call (it cannot on a local `var`).
+final class Box<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+    /// Runs a mutating step: `#expect(machine { $0.start() } == .attach)`.
+    func callAsFunction<R>(_ step: (inout Value) -> R) -> R { step(&value) }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func eventually(within seconds: Double = 5, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// A listener whose accept queue is full, so a connect to it hangs in SYN_SENT: the
+/// "connecting" stage, held for as long as a test needs.
+final class BlackholeListener: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let fillers: [Int32]
+
+    init() {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        listen(listener, 0)
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: bound.sin_port))
+        var fillers: [Int32] = []
+        for _ in 0..<3 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var target = bound
+            withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            fillers.append(filler)
+        }
+        self.fillers = fillers
+        usleep(100_000)
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+
+    deinit {
+        for filler in fillers { close(filler) }
+        close(listener)
+    }
+}
+
+/// A port with nothing listening: bound, then closed.
+func unusedPort() -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            _ = bind(descriptor, $0, length)
+            _ = getsockname(descriptor, $0, &length)
+        }
+    }
+    close(descriptor)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The body `/echo` returns.
+struct Echo: Decodable {
+    var method: String
+    var path: String
+    var query: String
+    var headers: [[String]]
+    var body: String
+    var bodyLength: Int
+    var bodyHash: String
+
+    func header(_ name: String) -> String? {
+        headers.first { $0[0].lowercased() == name.lowercased() }?[1]
+    }
+
+    init(_ response: HTTPResponse) throws {
+        self = try JSONDecoder().decode(Echo.self, from: response.body)
+    }
+}
+
+extension TestPattern.Hasher {
+    static func of(_ data: Data) -> TestPattern.Hasher {
+        var hasher = TestPattern.Hasher()
+        hasher.update(data)
+        return hasher
+    }
+}
