@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "Courier",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
@@ -31,9 +30,11 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        .target(name: "CCourierTestSupport"),
         .target(
             name: "CourierTestServer",
             dependencies: [
+                "CCourierTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -48,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CourierTestHelper",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "CourierTestServer"],
             path: "Tests/CourierTestHelper"
         ),
         .testTarget(

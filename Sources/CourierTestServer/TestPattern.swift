@@ -1,3 +1,5 @@
+import CCourierTestSupport
+
 /// The deterministic bytes the test server sends for `/bytes/N` and friends, and the hash it
 /// reports for bodies it receives, so a client can check every byte without holding them.
 public enum TestPattern {
@@ -6,12 +8,16 @@ public enum TestPattern {
 
     /// Fills `buffer` with the bytes that start at `offset`.
     public static func fill(_ buffer: UnsafeMutableRawBufferPointer, offset: Int) {
-        for index in 0..<buffer.count { buffer[index] = byte(at: offset + index) }
+        guard let base = buffer.baseAddress else { return }
+        courier_pattern_fill(base.assumingMemoryBound(to: UInt8.self), buffer.count, UInt64(offset))
     }
 
     /// `count` pattern bytes starting at `offset`.
     public static func bytes(count: Int, offset: Int = 0) -> [UInt8] {
-        (0..<count).map { byte(at: offset + $0) }
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            fill(UnsafeMutableRawBufferPointer(buffer), offset: offset)
+            initialized = count
+        }
     }
 
     /// FNV-1a, 64 bit: cheap, streaming, good enough to catch a lost or swapped byte.
@@ -22,14 +28,14 @@ public enum TestPattern {
         public init() {}
 
         public mutating func update(_ bytes: some Sequence<UInt8>) {
-            var hash = value
-            var added = 0
-            for byte in bytes {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-                added += 1
+            let done: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+                if let base = buffer.baseAddress { value = courier_fnv1a(value, base, buffer.count) }
+                count += buffer.count
+                return true
             }
-            value = hash
-            count += added
+            if done == nil {
+                for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3; count += 1 }
+            }
         }
 
         public var hex: String { String(value, radix: 16) }

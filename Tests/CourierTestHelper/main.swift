@@ -1,1 +1,96 @@
-print("placeholder")
+import Courier
+import CourierTestServer
+import Foundation
+
+// A separate process for measurements that must not see the test process's own memory:
+// `CourierTestHelper stream-both <baseURL> <bytes>` sends and receives <bytes> through one
+// service and prints a JSON line with byte counts, hashes and the peak RSS of the transfers.
+
+func pattern(count: Int, offset: Int) -> Data {
+    Data(TestPattern.bytes(count: count, offset: offset))
+}
+
+func kilobytes(_ field: String) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+}
+
+/// Resets VmHWM to the current RSS, so the next reading is the peak of what follows.
+func resetPeak() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+struct Report: Encodable {
+    var uploadedBytes = 0
+    var uploadHash = ""
+    var downloadedBytes = 0
+    var downloadHash = ""
+    var fileUploadBytes = 0
+    var fileDownloadBytes = 0
+    var baselineKiB = 0
+    var peakKiB = 0
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, arguments[1] == "stream-both", let total = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: CourierTestHelper stream-both <baseURL> <bytes>\n".utf8))
+    exit(2)
+}
+let base = arguments[2]
+let chunkSize = 256 << 10
+var report = Report()
+
+try await withService { service in
+    _ = try await service.send(HTTPRequest(url: URL(string: "\(base)/echo")!)) // warm up
+    report.baselineKiB = kilobytes("VmRSS:")
+    resetPeak()
+
+    // Upload: an async sequence that makes each chunk on demand, so only the transport buffers.
+    let lazyChunks = LazyChunks(total: total, chunkSize: chunkSize)
+    let upload = try await service.send(HTTPRequest(method: .post, url: URL(string: "\(base)/upload")!,
+                                                    body: .stream(lazyChunks, length: Int64(total))))
+    let uploaded = try JSONSerialization.jsonObject(with: upload.body) as? [String: Any] ?? [:]
+    report.uploadedBytes = uploaded["bytes"] as? Int ?? -1
+    report.uploadHash = uploaded["hash"] as? String ?? ""
+
+    // Download: consume the stream chunk by chunk.
+    let download = try await service.stream(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!))
+    var hasher = TestPattern.Hasher()
+    for try await chunk in download.body { hasher.update(chunk) }
+    report.downloadedBytes = hasher.count
+    report.downloadHash = hasher.hex
+
+    // The same size through a file both ways.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-helper-\(getpid()).bin")
+    defer { try? FileManager.default.removeItem(at: file) }
+    _ = try await service.download(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!), to: file)
+    report.fileDownloadBytes = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
+    let fileUpload = try await service.send(HTTPRequest(method: .put, url: URL(string: "\(base)/upload")!, body: .file(file)))
+    let fileResult = try JSONSerialization.jsonObject(with: fileUpload.body) as? [String: Any] ?? [:]
+    report.fileUploadBytes = fileResult["bytes"] as? Int ?? -1
+
+    report.peakKiB = kilobytes("VmHWM:")
+}
+print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+
+/// Chunks of the test pattern, made only when the transport asks for them.
+struct LazyChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let total: Int
+    let chunkSize: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let total: Int
+        let chunkSize: Int
+        var offset = 0
+        mutating func next() async -> Data? {
+            guard offset < total else { return nil }
+            let count = Swift.min(chunkSize, total - offset)
+            defer { offset += count }
+            return pattern(count: count, offset: offset)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(total: total, chunkSize: chunkSize) }
+}

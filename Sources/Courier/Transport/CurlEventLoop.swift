@@ -111,8 +111,9 @@ public final class CurlEventLoop: @unchecked Sendable {
                 inbox.sleeping = inbox.work.isEmpty
                 return inbox.sleeping
             }
-            multi.driver.poll(blocking: mayBlock, until: multi.nextSweep)
+            multi.driver.wait(blocking: mayBlock, until: multi.nextSweep)
             if mayBlock { inbox.withLock { $0.sleeping = false } }
+            multi.driver.dispatch()
             multi.sweepIdleTransfers()
         }
         retire()

@@ -186,13 +186,17 @@ final class CurlMulti {
             let descriptor = courier_socket_cloexec(address.pointee.family, address.pointee.socktype,
                                                     address.pointee.protocol)
             if descriptor >= 0 {
-                Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().sockets[descriptor] = inode(of: descriptor)
+                let multi = Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue()
+                multi.sockets[descriptor] = inode(of: descriptor)
+                multi.driver.forget(descriptor)
             }
             return descriptor
         }
         courier_easy_setopt_ptr(easy.raw, CURLOPT_OPENSOCKETDATA, unretained)
         courier_easy_setopt_closesocket_cb(easy.raw) { userdata, descriptor in
-            Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue().sockets[descriptor] = nil
+            let multi = Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue()
+            multi.sockets[descriptor] = nil
+            multi.driver.forget(descriptor)
             return Glibc.close(descriptor)
         }
         courier_easy_setopt_ptr(easy.raw, CURLOPT_CLOSESOCKETDATA, unretained)

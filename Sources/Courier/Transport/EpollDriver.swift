@@ -10,8 +10,10 @@ final class EpollDriver: LoopDriver {
     private unowned let multi: CurlMulti
     private let epollDescriptor: Int32
     private let eventDescriptor: Int32
-    /// Registered epoll events per descriptor (0 when not registered), indexed by fd.
+    /// Events registered with the kernel per descriptor (0: none), indexed by fd.
     private var registered: [UInt32] = []
+    /// Events curl currently wants per descriptor (0: none), indexed by fd.
+    private var wanted: [UInt32] = []
     private var timerDeadline: UInt64?
     private let events = UnsafeMutablePointer<courier_event>.allocate(capacity: 256)
     private var runningHandles: Int32 = 0
@@ -46,33 +48,58 @@ final class EpollDriver: LoopDriver {
     }
 
     /// curl's request to watch (or stop watching) a socket.
+    ///
+    /// libcurl stops watching a connection when its transfer ends and watches it again when the
+    /// next transfer reuses it: an ADD and a DEL per request. A socket parked for reading stays
+    /// registered instead, and is removed only if it fires while curl does not want it (the
+    /// peer closed it); registered for writing it would fire constantly, so that is removed at once.
     private func watch(_ descriptor: Int32, _ what: Int32) {
         let index = Int(descriptor)
-        if index >= registered.count { registered.append(contentsOf: repeatElement(0, count: index + 64 - registered.count)) }
+        if index >= registered.count {
+            let grow = index + 64 - registered.count
+            registered.append(contentsOf: repeatElement(0, count: grow))
+            wanted.append(contentsOf: repeatElement(0, count: grow))
+        }
         if what == CURL_POLL_REMOVE {
-            if registered[index] != 0 {
-                _ = courier_epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, 0)
-                registered[index] = 0
-            }
+            wanted[index] = 0
+            if registered[index] & EPOLLOUT.rawValue != 0 { unregister(descriptor) }
             return
         }
-        var wanted: UInt32 = 0
-        if what & CURL_POLL_IN != 0 { wanted |= EPOLLIN.rawValue }
-        if what & CURL_POLL_OUT != 0 { wanted |= EPOLLOUT.rawValue }
-        guard wanted != registered[index] else { return }
+        var mask: UInt32 = 0
+        if what & CURL_POLL_IN != 0 { mask |= EPOLLIN.rawValue }
+        if what & CURL_POLL_OUT != 0 { mask |= EPOLLOUT.rawValue }
+        wanted[index] = mask
+        guard mask != registered[index] else { return }
+        if mask == 0 {
+            unregister(descriptor)
+            return
+        }
         var result = courier_epoll_ctl(epollDescriptor, registered[index] == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD,
-                                       descriptor, wanted)
-        // curl may close a socket and get the same number back; our table can be stale either way.
-        if result != 0 && errno == ENOENT { result = courier_epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor, wanted) }
-        if result != 0 && errno == EEXIST { result = courier_epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, descriptor, wanted) }
-        registered[index] = result == 0 ? wanted : 0
+                                       descriptor, mask)
+        // Our table can be stale (a descriptor closed behind our back); the kernel knows best.
+        if result != 0 && errno == ENOENT { result = courier_epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor, mask) }
+        if result != 0 && errno == EEXIST { result = courier_epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, descriptor, mask) }
+        registered[index] = result == 0 ? mask : 0
     }
 
-    func poll(blocking: Bool, until: UInt64?) {
+    private func unregister(_ descriptor: Int32) {
+        _ = courier_epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, 0)
+        registered[Int(descriptor)] = 0
+    }
+
+    func forget(_ descriptor: Int32) {
+        let index = Int(descriptor)
+        guard index < registered.count else { return }
+        registered[index] = 0
+        wanted[index] = 0
+    }
+
+    private var readyCount: Int32 = 0
+
+    func wait(blocking: Bool, until: UInt64?) {
         var timeout: Int32 = 0
         if blocking {
-            let curlDeadline = timerDeadline
-            let wakeAt = switch (curlDeadline, until) {
+            let wakeAt = switch (timerDeadline, until) {
             case let (curl?, own?): Optional(min(curl, own))
             case let (curl, own): curl ?? own
             }
@@ -83,23 +110,29 @@ final class EpollDriver: LoopDriver {
                 timeout = -1
             }
         }
-        let count = courier_epoll_wait(epollDescriptor, events, 256, timeout)
+        readyCount = courier_epoll_wait(epollDescriptor, events, 256, timeout)
+    }
+
+    func dispatch() {
         var acted = false
-        if count > 0 {
-            for index in 0..<Int(count) {
-                let event = events[index]
-                if event.fd == eventDescriptor {
-                    courier_eventfd_drain(eventDescriptor)
-                    continue
-                }
-                var mask: Int32 = 0
-                if event.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
-                if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
-                if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
-                curl_multi_socket_action(multi.handle, event.fd, mask, &runningHandles)
-                acted = true
+        for index in 0..<Int(max(0, readyCount)) {
+            let event = events[index]
+            if event.fd == eventDescriptor {
+                courier_eventfd_drain(eventDescriptor)
+                continue
             }
+            if wanted[Int(event.fd)] == 0 {
+                unregister(event.fd) // a parked connection fired: curl will notice it is dead on reuse
+                continue
+            }
+            var mask: Int32 = 0
+            if event.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
+            if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
+            if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
+            curl_multi_socket_action(multi.handle, event.fd, mask, &runningHandles)
+            acted = true
         }
+        readyCount = 0
         if let deadline = timerDeadline, MonotonicClock.nanoseconds() >= deadline {
             timerDeadline = nil // the callback may set a new one during the action
             curl_multi_socket_action(multi.handle, courier_socket_timeout, 0, &runningHandles)

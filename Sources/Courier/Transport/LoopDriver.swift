@@ -2,12 +2,16 @@ import CCurl
 
 /// How the event loop waits for curl's sockets and timers. Loop-confined except for ``waker``.
 protocol LoopDriver: AnyObject {
-    /// Waits for socket readiness, curl's timer or a wake-up (only when `blocking`), lets curl
-    /// act on what happened and resolves finished transfers.
-    /// `until` is a loop deadline of Courier's own (the idle sweep) that also ends a blocking wait.
-    func poll(blocking: Bool, until: UInt64?)
+    /// Waits in the kernel for socket readiness, curl's timer, `until` (a deadline of Courier's
+    /// own) or a wake-up; returns at once when not `blocking`. The only call that sleeps.
+    func wait(blocking: Bool, until: UInt64?)
+    /// Lets curl act on what ``wait(blocking:until:)`` found and resolves finished transfers.
+    /// Runs after the loop has marked itself awake, so the jobs it enqueues cost no wake-up.
+    func dispatch()
     /// Interrupts a blocking ``poll(blocking:)`` from any thread.
     var waker: LoopWaker { get }
+    /// Curl opened or closed `descriptor`: drop what the driver remembers of an earlier socket with that number.
+    func forget(_ descriptor: Int32)
     func close()
 }
 

@@ -14,7 +14,7 @@ final class MultiPollDriver: LoopDriver {
         waker = LoopWaker(eventDescriptor: -1, multiAddress: UInt(bitPattern: multi.handle))
     }
 
-    func poll(blocking: Bool, until: UInt64?) {
+    func wait(blocking: Bool, until: UInt64?) {
         if blocking {
             // curl shortens this to its own next timeout; a wake-up cuts it short.
             var timeout: Int32 = 1000
@@ -24,9 +24,14 @@ final class MultiPollDriver: LoopDriver {
             }
             curl_multi_poll(multi.handle, nil, 0, timeout, nil)
         }
+    }
+
+    func dispatch() {
         curl_multi_perform(multi.handle, &runningHandles)
         multi.processCompletions()
     }
+
+    func forget(_ descriptor: Int32) {}
 
     func close() {}
 }

@@ -1,0 +1,108 @@
+// The physical limit for a curl-based client: plain C on libcurl's multi interface, N
+// transfers in flight, each easy handle re-added as soon as it completes (connections and
+// handles reused). Usage: curl-multi <url> <in-flight> <seconds> [socket]
+// With "socket", it drives curl through curl_multi_socket_action over epoll, like Courier;
+// otherwise curl_multi_perform + curl_multi_poll.
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static size_t discard(char *ptr, size_t size, size_t n, void *user) {
+    size_t *bytes = user;
+    *bytes += size * n;
+    return size * n;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static int epfd;
+static long timeout_ms = -1;
+
+static int on_socket(CURL *e, curl_socket_t s, int what, void *u, void *sp) {
+    struct epoll_event ev = {0};
+    ev.data.fd = s;
+    if (what == CURL_POLL_REMOVE) { epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL); return 0; }
+    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+    if (epoll_ctl(epfd, EPOLL_CTL_MOD, s, &ev) != 0) epoll_ctl(epfd, EPOLL_CTL_ADD, s, &ev);
+    return 0;
+}
+
+static int on_timer(CURLM *m, long ms, void *u) { timeout_ms = ms; return 0; }
+
+int main(int argc, char **argv) {
+    if (argc < 4) { fprintf(stderr, "usage: %s url in-flight seconds [socket]\n", argv[0]); return 2; }
+    const char *url = argv[1];
+    int inflight = atoi(argv[2]);
+    double seconds = atof(argv[3]);
+    int socket_mode = argc > 4 && strcmp(argv[4], "socket") == 0;
+    curl_global_init(CURL_GLOBAL_ALL);
+    CURLM *multi = curl_multi_init();
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)inflight);
+    if (socket_mode) {
+        epfd = epoll_create1(0);
+        curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+        curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    }
+    size_t bytes = 0;
+    CURL **handles = calloc(inflight, sizeof(CURL *));
+    for (int i = 0; i < inflight; i++) {
+        handles[i] = curl_easy_init();
+        curl_easy_setopt(handles[i], CURLOPT_URL, url);
+        curl_easy_setopt(handles[i], CURLOPT_WRITEFUNCTION, discard);
+        curl_easy_setopt(handles[i], CURLOPT_WRITEDATA, &bytes);
+        curl_easy_setopt(handles[i], CURLOPT_NOSIGNAL, 1L);
+        curl_multi_add_handle(multi, handles[i]);
+    }
+    long done = 0, errors = 0, measured = 0;
+    double start = now(), warm = start + 1.0, end = warm + seconds, cpu0 = 0, t0 = 0;
+    int running = 1, warmed = 0;
+    struct epoll_event events[256];
+    while (1) {
+        double t = now();
+        if (!warmed && t >= warm) { warmed = 1; measured = 0; cpu0 = cpu(); t0 = t; }
+        if (t >= end) break;
+        if (socket_mode) {
+            int n = epoll_wait(epfd, events, 256, timeout_ms < 0 ? 100 : (int)timeout_ms);
+            if (n == 0 || timeout_ms == 0) curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+            for (int i = 0; i < n; i++) {
+                int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) | (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0);
+                curl_multi_socket_action(multi, events[i].data.fd, mask, &running);
+            }
+        } else {
+            curl_multi_perform(multi, &running);
+        }
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(multi, &left))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            CURL *e = msg->easy_handle;
+            long code = 0;
+            curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+            if (msg->data.result != CURLE_OK || code != 200) errors++;
+            done++; measured++;
+            curl_multi_remove_handle(multi, e);
+            curl_multi_add_handle(multi, e);
+        }
+        if (!socket_mode) curl_multi_poll(multi, NULL, 0, 100, NULL);
+    }
+    double wall = now() - t0, used = cpu() - cpu0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("requests/s %.0f  cpu-us/request %.1f  peak-rss-MiB %.1f  requests %ld  errors %ld\n",
+           measured / wall, used / measured * 1e6, ru.ru_maxrss / 1024.0, measured, errors);
+    return 0;
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Courier
+import CourierTestServer
+import Foundation
+
+@main
+struct CourierBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier-bench",
+        abstract: "Closed-loop load through Courier, for rough numbers.",
+        subcommands: [Load.self, Serve.self]
+    )
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the test server until killed.")
+
+    func run() async throws {
+        let server = try await TestServer.start()
+        print(server.baseURL.absoluteString)
+        fflush(nil)
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+struct Load: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send GETs with a fixed number in flight and report requests/s.")
+
+    @Option(help: "The URL to GET.") var url: String
+    @Option(name: .shortAndLong, help: "Requests in flight.") var concurrency = 64
+    @Option(name: .shortAndLong, help: "Seconds to run, after a 1 s warm-up.") var duration = 5.0
+    @Option(help: "default | loop: where request tasks run.") var executor = "loop"
+    @Option(help: "epoll | multipoll") var backend = "epoll"
+    @Option(help: "Connections per host.") var connections = 64
+
+    func run() async throws {
+        var configuration = ServiceActor.Configuration()
+        configuration.limits.maxConnectionsPerHost = connections
+        configuration.loopBackend = backend == "multipoll" ? .multiPoll : .epoll
+        configuration.automaticDecompression = false
+        let request = HTTPRequest(url: URL(string: url)!)
+        try await withService(configuration: configuration) { service in
+            _ = try await drive(service, request, seconds: 1) // warm-up: connections, handles
+            let before = Usage.now()
+            let count = try await drive(service, request, seconds: duration)
+            let after = Usage.now()
+            let wall = after.wall - before.wall
+            let cpu = (after.cpu - before.cpu) / Double(count) * 1e6
+            print(String(format: "requests/s %.0f  cpu-us/request %.1f  peak-rss-MiB %.1f  requests %d  errors 0",
+                         Double(count) / wall, cpu, Double(Usage.peakRSSKiB()) / 1024, count))
+        }
+    }
+
+    private func drive(_ service: ServiceActor, _ request: HTTPRequest, seconds: Double) async throws -> Int {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let body: @Sendable () async throws -> Int = { [concurrency] in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        var done = 0
+                        while ContinuousClock.now < deadline {
+                            let response = try await service.send(request)
+                            guard response.status == 200 else { throw ValidationError("status \(response.status)") }
+                            done += 1
+                        }
+                        return done
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+        }
+        if executor == "loop" {
+            return try await withTaskExecutorPreference(service.executor) { try await body() }
+        }
+        return try await body()
+    }
+}
+
+/// Wall time, process CPU time (user + system) and peak RSS.
+struct Usage {
+    var wall: Double
+    var cpu: Double
+
+    static func now() -> Usage {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        return Usage(wall: Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9, cpu: cpu)
+    }
+
+    static func peakRSSKiB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss
+    }
+}

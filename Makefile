@@ -1,0 +1,41 @@
+# Courier — the two commands a new machine needs are `make run` and `make test`.
+# Each first installs what is missing (Debian packages), then builds.
+
+SWIFT ?= swift
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BUILD_LOG := .build/courier-build.log
+
+.PHONY: all deps build test run clean
+
+all: build
+
+## deps: install the Debian packages Courier builds against, if any is missing
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## build: debug build of every target, failing on any warning in Courier's own sources
+build: deps
+	@mkdir -p .build
+	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
+	@! grep -E '^$(CURDIR)/(Sources|Tests|Benchmarks)/.*(warning|error):' $(BUILD_LOG) || \
+		{ echo "error: compiler warnings in Courier's sources (see above)"; exit 1; }
+
+## test: the whole suite
+test: build
+	$(SWIFT) test --skip-build
+
+## run: the example — an in-process test server, 1,000 concurrent requests, a summary
+run: deps
+	$(SWIFT) run -c release courier-example
+
+clean:
+	rm -rf .build
