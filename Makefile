@@ -1,6 +1,8 @@
 # Courier — the two commands a new machine needs are `make run` and `make test`.
 # Each first installs what is missing (Debian packages), then builds.
 
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -32,14 +32,23 @@ struct Load: AsyncParsableCommand {
     @Option(help: "default | loop: where request tasks run.") var executor = "loop"
     @Option(help: "epoll | multipoll") var backend = "epoll"
     @Option(help: "Connections per host.") var connections = 64
+    @Option(help: "Slow requests held open during the run (long polls), to a different URL.") var background = 0
+    @Option(help: "The URL of the background requests.") var backgroundURL: String?
 
     func run() async throws {
         var configuration = ServiceActor.Configuration()
-        configuration.limits.maxConnectionsPerHost = connections
+        configuration.limits.maxConnectionsPerHost = max(connections, background)
+        configuration.limits.maxConcurrentTransfersPerHost = max(100, background, concurrency)
+        configuration.limits.maxConcurrentTransfers = max(1024, background + concurrency)
         configuration.loopBackend = backend == "multipoll" ? .multiPoll : .epoll
         configuration.automaticDecompression = false
         let request = HTTPRequest(url: URL(string: url)!)
         try await withService(configuration: configuration) { service in
+            let slow = backgroundURL.map { HTTPRequest(url: URL(string: $0)!) }
+            let held = (0..<(slow == nil ? 0 : background)).map { _ in
+                Task { _ = try? await service.send(slow!) }
+            }
+            defer { held.forEach { $0.cancel() } }
             _ = try await drive(service, request, seconds: 1) // warm-up: connections, handles
             let before = Usage.now()
             let count = try await drive(service, request, seconds: duration)
