@@ -5,15 +5,18 @@ let package = Package(
     name: "Courier",
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // libcurl, through a shim of typed, non-variadic wrappers (Swift cannot call C variadics).
@@ -27,8 +30,14 @@ let package = Package(
             dependencies: [
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
+        ),
+        .target(
+            name: "CourierTesting",
+            dependencies: ["Courier"]
         ),
         .target(name: "CCourierTestSupport"),
         .target(
@@ -38,6 +47,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -54,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierTestServer", "CourierTestHelper"]
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// Courier (or any HTTP client) without a network.
 ///
 /// It serves httpbin-like routes (echo, status codes, delays, N-byte and chunked bodies, slow
-/// drip, redirects) on ``baseURL``, and wire-level faults that no well-behaved server produces
+/// drip, redirects), a Google-style Notes API (``NotesAPI``) and the seeds' TicTacToe games on
+/// ``baseURL``, and wire-level faults that no well-behaved server produces
 /// (a reset mid-body, stalled headers, a kept-alive connection closed under the client) on
 /// ``faultURL``. ``counters`` shows what the server saw.
 ///
@@ -24,16 +25,19 @@ public final class TestServer: Sendable {
     /// `http://127.0.0.1:<port>` of the raw fault listener.
     public let faultURL: URL
     public let counters: TestServerCounters
+    /// The Notes API's data, for seeding and inspection.
+    public let notes: NotesAPI
     private let serviceGroup: ServiceGroup
     private let application: Task<Void, any Error>
     private let faultServer: RawFaultServer
 
-    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters,
+    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI,
                  serviceGroup: ServiceGroup, application: Task<Void, any Error>, faultServer: RawFaultServer) {
         self.serviceGroup = serviceGroup
         self.baseURL = baseURL
         self.faultURL = faultURL
         self.counters = counters
+        self.notes = notes
         self.application = application
         self.faultServer = faultServer
     }
@@ -48,6 +52,9 @@ public final class TestServer: Sendable {
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(CountingMiddleware(counters: counters))
         HTTPBinRoutes.add(to: router)
+        let notes = NotesAPI()
+        notes.add(to: router)
+        TicTacToeAPI.add(to: router)
         configure(router)
 
         var logger = Logger(label: "courier.test-server")
@@ -76,7 +83,7 @@ public final class TestServer: Sendable {
         return TestServer(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
-            counters: counters, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 

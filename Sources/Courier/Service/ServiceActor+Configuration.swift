@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 extension ServiceActor {
@@ -22,6 +23,33 @@ extension ServiceActor {
         public var logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
         /// How the loop waits for IO; see `Docs/Architecture.md`.
         public var loopBackend = LoopBackend.epoll
+
+        // MARK: Queries
+
+        /// Sent as `key=` with every query (GTLR's `APIKey`).
+        public var apiKey: String?
+        /// Adds credentials to every query; see `Docs/Auth.md`.
+        public var authorizer: (any Authorizer)?
+        /// Prefixed to the User-Agent of queries: `MyApp/1.2 Courier/0.1.0 (Linux; Swift 6.3)`.
+        public var applicationName: String?
+        /// How failed queries are retried; queries can override it.
+        public var retry = RetryPolicy.default
+        /// Whether collection queries fetch one page or all; queries can override it.
+        public var paging = PagingPolicy.single
+        /// Maps `kind` strings to types; queries can add to it.
+        public var resolver = ObjectResolver()
+        /// Answers every query without the network (see `CourierTesting`).
+        public var testHandler: TestHandler?
+        /// Application data every execution carries (GTLR's `serviceProperties`).
+        public var properties: [String: any Sendable] = [:]
+        /// Sends every query to this root URL instead of its API's (an emulator, a test server).
+        public var rootURL: URL?
+        /// Limits on the JSON of responses.
+        public var jsonLimits = JSONLimits.default
+        /// The clock retries wait on; tests inject a virtual one.
+        public var clock: any Clock<Duration> = ContinuousClock()
+        /// Writes every query's HTTP exchange to files (GTMSessionFetcherLogging); nil turns it off.
+        public var httpLog: HTTPLogOptions?
 
         public init() {}
 

@@ -11,11 +11,21 @@ extension ServiceActor {
     /// turn and throws `CancellationError`; a task cancelled before the transfer starts never
     /// opens a connection.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, requestID: nil)
+    }
+
+    /// `send`, with the transfer registered under a query's request ID so that
+    /// ``cancel(requestID:)`` reaches it.
+    func send(_ request: HTTPRequest, requestID: String?) async throws -> HTTPResponse {
         try request.validate()
         try checkRunning()
         let transfer = Transfer(id: makeTransferID(), request: request,
                                 delivery: .buffered(limit: configuration.maxResponseBodySize),
                                 sink: nil, timeouts: timeouts(for: request), multi: multi)
+        if let requestID {
+            guard requests.attach(transfer: transfer.id, to: requestID) else { throw CancellationError() }
+        }
+        defer { if let requestID { _ = requests.attach(transfer: nil, to: requestID) } }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.install(.response(continuation))

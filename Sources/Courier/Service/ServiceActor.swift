@@ -18,6 +18,10 @@ public actor ServiceActor {
     /// The configuration the service was created with.
     public nonisolated let configuration: Configuration
     let loop: CurlEventLoop
+    /// Executions by request ID, for ``cancel(requestID:)``.
+    nonisolated let requests = RequestRegistry()
+    nonisolated let eventHub = EventHub()
+    nonisolated let trafficLog: HTTPTrafficLog?
     private var phase = Phase.running
     private var nextTransferID: UInt64 = 0
 
@@ -26,6 +30,7 @@ public actor ServiceActor {
     /// Starts the event loop thread. Throws if libcurl or epoll cannot be set up.
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
+        trafficLog = configuration.httpLog.map(HTTPTrafficLog.init(options:))
         let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
                                   backend: configuration.loopBackend)
         loop = try CurlEventLoop(multi: multi)
@@ -101,6 +106,8 @@ public actor ServiceActor {
             await withUnsafeContinuation { multi.whenIdle($0) }
         }
         multi.cancelAll(with: TransportError(.shutdown, message: "the service was shut down"))
+        eventHub.finishAll()
+        trafficLog?.flush()
         phase = .stopped
         loop.stop()
     }

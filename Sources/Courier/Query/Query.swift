@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+
+/// One API call: method, path template, parameters, body and how to execute it. Executing it
+/// returns a typed `Response`.
+///
+/// ```swift
+/// var list = Query<NoteList>(api: notesAPI, name: "notes.list", method: .get, path: "notes")
+/// list.parameters.set("maxResults", 50)
+/// list.fields = "items(id,title),nextPageToken"
+/// let page = try await service.execute(list)
+/// ```
+///
+/// The service copies the query when it executes it, so changing a query afterwards does not
+/// affect a request in flight.
+public struct Query<Response: QueryResponse>: Sendable {
+    public var api: APIDescription
+    /// The method's full name (`storage.objects.list`), for logs, events and metrics.
+    public var name: String
+    public var method: HTTPMethod
+    /// RFC 6570 template, relative to the API's service path; a leading `/` makes it relative to the root URL.
+    public var path: URITemplate
+    /// Values for the path template's variables.
+    public var pathParameters: [String: String]
+    /// URL query parameters.
+    public var parameters: QueryParameters
+    /// The JSON body; an object's explicit nulls are sent (a patch clears those fields).
+    public var body: JSONValue?
+    /// Partial response selector (`items(id,title),nextPageToken`).
+    public var fields: String?
+    /// The ETag of the resource this query depends on: sent as `If-None-Match` on GET and as
+    /// `If-Match` on PUT, PATCH and DELETE (unless it is a weak `W/` tag).
+    public var etag: String?
+    /// Ask for the resource's content (`alt=media`) rather than its metadata.
+    public var downloadsMedia: Bool
+    /// Extra request headers.
+    public var headers: HTTPHeaders
+    /// Identifies this execution: `service.cancel(requestID:)` cancels it, and batches key results by it.
+    public var requestID: String
+    /// What this query overrides of the service's settings.
+    public var execution: ExecutionParameters
+
+    public init(api: APIDescription, name: String, method: HTTPMethod = .get, path: URITemplate,
+                pathParameters: [String: String] = [:], parameters: QueryParameters = [:], body: JSONValue? = nil) {
+        self.api = api
+        self.name = name
+        self.method = method
+        self.path = path
+        self.pathParameters = pathParameters
+        self.parameters = parameters
+        self.body = body
+        self.fields = nil
+        self.etag = nil
+        self.downloadsMedia = false
+        self.headers = [:]
+        self.requestID = RequestID.next()
+        self.execution = ExecutionParameters()
+    }
+
+    /// Sets the body to an object's JSON.
+    public mutating func setBody(_ object: some APIObject) {
+        body = .object(object.json)
+    }
+
+    /// The same query with `pageToken` set, for the next page.
+    public func nextPage(token: String) -> Query {
+        var copy = self
+        copy.parameters.set("pageToken", token)
+        return copy
+    }
+}
+
+/// Unique request IDs for the process: `courier-1`, `courier-2`, …
+enum RequestID {
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> String {
+        "courier-\(counter.add(1, ordering: .relaxed).newValue)"
+    }
+}
+
+/// What a query can decode its response into.
+///
+/// API objects decode with Courier's JSON parser (keeping unknown fields); plain `Decodable`
+/// types opt in with an empty conformance and decode with `JSONDecoder`:
+///
+/// ```swift
+/// struct Status: Decodable, QueryResponse { var ok: Bool }
+/// ```
+public protocol QueryResponse: Sendable {
+    /// Builds the value from a 2xx response.
+    static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self
+}
+
+extension QueryResponse where Self: APIObject {
+    public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: response.body, limits: limits)
+        } catch {
+            throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
+        }
+        guard case .object(let object) = value else {
+            throw QueryError(.unexpectedResponse, message: "expected a JSON object, got \(value.kindName)")
+        }
+        return Self(json: object)
+    }
+}
+
+extension QueryResponse where Self: Decodable {
+    public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
+        // Parse first: it yields typed, bounded errors for malformed, truncated or hostile JSON.
+        do {
+            _ = try JSONValue(parsing: response.body, limits: limits)
+        } catch {
+            throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
+        }
+        do {
+            return try JSONDecoder().decode(Self.self, from: response.body)
+        } catch {
+            throw QueryError(.unexpectedResponse, message: "cannot decode \(Self.self): \(error)")
+        }
+    }
+}
+
+/// The response of a query that returns nothing (a DELETE's 204).
+public struct NoContent: QueryResponse, Hashable {
+    public init() {}
+    public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> NoContent { NoContent() }
+}
+
+/// Downloaded media: the bytes and their type (GTLR's `GTLRDataObject`).
+public struct MediaData: QueryResponse, Hashable {
+    public var data: Data
+    public var contentType: String?
+
+    public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> MediaData {
+        MediaData(data: response.body, contentType: response.headers["Content-Type"])
+    }
+}
+
+extension JSONValue {
+    var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+/// Where and how to write HTTP traffic logs.
+public struct HTTPLogOptions: Sendable {
+    /// One file per exchange goes here, with an `index.html` listing them.
+    public var directory: URL
+    /// Longest body written per message; the rest is cut.
+    public var maxBodyBytes: Int
+
+    public init(directory: URL, maxBodyBytes: Int = 1 << 20) {
+        self.directory = directory
+        self.maxBodyBytes = maxBodyBytes
+    }
+}
+
+/// Writes each query's request and response to a file, with every credential replaced by
+/// `_snip_`: Authorization and API-key headers, secret URL parameters, and token-like JSON and
+/// form fields. GTMSessionFetcherLogging, for Linux.
+final class HTTPTrafficLog: Sendable {
+    let options: HTTPLogOptions
+    private let counter = Mutex(0)
+    private let queue = DispatchQueue(label: "courier.http-log")
+
+    /// JSON members and form fields whose values are secrets.
+    static let secretFields: Set<String> = [
+        "access_token", "refresh_token", "id_token", "client_secret", "private_key", "private_key_id",
+        "assertion", "password", "token", "code", "apikey", "api_key", "key",
+    ]
+
+    init(options: HTTPLogOptions) {
+        self.options = options
+        try? FileManager.default.createDirectory(at: options.directory, withIntermediateDirectories: true)
+    }
+
+    /// Records one exchange; `response` nil with `error` for a failure below HTTP.
+    func record(name: String, requestID: String, request: HTTPRequest, response: HTTPResponse?, error: (any Error)?,
+                duration: Duration) {
+        let number = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        let fileName = String(format: "%04d-%@-%@.txt", number, request.method.rawValue,
+                              name.replacingOccurrences(of: "/", with: "_"))
+        let text = render(name: name, requestID: requestID, request: request, response: response, error: error,
+                          duration: duration)
+        let directory = options.directory
+        let indexLine = "<li><a href=\"\(fileName)\">\(fileName)</a> \(response.map { "\($0.status)" } ?? "failed")</li>\n"
+        queue.async {
+            try? Data(text.utf8).write(to: directory.appendingPathComponent(fileName))
+            let index = directory.appendingPathComponent("index.html")
+            if let handle = try? FileHandle(forWritingTo: index) {
+                handle.seekToEndOfFile()
+                handle.write(Data(indexLine.utf8))
+                try? handle.close()
+            } else {
+                try? Data(("<html><body><h1>Courier HTTP log</h1><ul>\n" + indexLine).utf8).write(to: index)
+            }
+        }
+    }
+
+    /// Waits until every queued write is on disk.
+    func flush() {
+        queue.sync {}
+    }
+
+    private func render(name: String, requestID: String, request: HTTPRequest, response: HTTPResponse?,
+                        error: (any Error)?, duration: Duration) -> String {
+        var lines = ["# \(name)  [\(requestID)]  \(duration)", "", "\(request.method) \(Redaction.url(request.url.absoluteString))"]
+        lines += request.headers.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
+        if case .data(let body) = request.body.storage {
+            lines += ["", render(body: body, contentType: request.headers["Content-Type"])]
+        } else if !request.body.isEmpty {
+            lines += ["", "<streamed body>"]
+        }
+        lines += ["", "----", ""]
+        if let response {
+            lines.append("\(response.status)")
+            lines += response.headers.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
+            lines += ["", render(body: response.body, contentType: response.headers["Content-Type"])]
+        } else if let error {
+            lines.append("failed: \(error)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func render(body: Data, contentType: String?) -> String {
+        guard !body.isEmpty else { return "" }
+        let clipped = body.prefix(options.maxBodyBytes)
+        let suffix = body.count > clipped.count ? "\n… \(body.count - clipped.count) more bytes" : ""
+        if let json = try? JSONValue(parsing: Data(clipped)) {
+            return String(decoding: Self.redact(json).serialized(pretty: true), as: UTF8.self) + suffix
+        }
+        let text = String(decoding: clipped, as: UTF8.self)
+        if contentType?.contains("x-www-form-urlencoded") == true { return Self.redactForm(text) + suffix }
+        if contentType.map({ $0.hasPrefix("text/") || $0.contains("json") }) ?? false { return text + suffix }
+        return "<\(body.count) bytes of \(contentType ?? "binary data")>"
+    }
+
+    static func redact(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var redacted = JSONObject()
+            for (key, member) in object {
+                redacted[key] = secretFields.contains(key.lowercased()) ? .string(Redaction.placeholder) : redact(member)
+            }
+            return .object(redacted)
+        case .array(let array):
+            return .array(array.map(redact))
+        default:
+            return value
+        }
+    }
+
+    static func redactForm(_ text: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<equals].lowercased()
+            return secretFields.contains(name) ? "\(pair[..<equals])=\(Redaction.placeholder)" : String(pair)
+        }.joined(separator: "&")
+    }
+}

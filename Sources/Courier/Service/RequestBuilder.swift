@@ -1,0 +1,50 @@
+import Foundation
+
+/// Turns a query into the HTTP request that carries it.
+enum RequestBuilder {
+    static func build<Response>(_ query: Query<Response>, configuration: ServiceActor.Configuration) throws(QueryError)
+        -> HTTPRequest
+    {
+        var root = (query.execution.rootURL ?? configuration.rootURL ?? query.api.rootURL).absoluteString
+        if !root.hasSuffix("/") { root += "/" }
+        let expanded = try query.path.expand(query.pathParameters, requireAll: true)
+        var urlText = expanded.hasPrefix("/") ? root + expanded.dropFirst() : root + query.api.servicePath + expanded
+
+        var parameters = query.parameters
+        if let fields = query.fields { parameters.set("fields", fields) }
+        if query.downloadsMedia { parameters.set("alt", "media") }
+        parameters.set("prettyPrint", "false")
+        if let key = configuration.apiKey, parameters["key"] == nil { parameters.set("key", key) }
+        urlText += (urlText.contains("?") ? "&" : "?") + parameters.encoded
+
+        guard let url = URL(string: urlText) else {
+            throw QueryError(.invalidQuery, message: "the query's URL is not valid: \(Redaction.url(urlText))")
+        }
+        var request = HTTPRequest(method: query.method, url: url, headers: query.headers)
+        if !query.downloadsMedia, request.headers["Accept"] == nil {
+            request.headers["Accept"] = "application/json"
+        }
+        if let applicationName = configuration.applicationName, request.headers["User-Agent"] == nil {
+            request.headers["User-Agent"] = "\(applicationName) \(configuration.userAgent)"
+        }
+        if let body = query.body {
+            request.body = .data(body.serialized())
+            if request.headers["Content-Type"] == nil {
+                request.headers["Content-Type"] = "application/json; charset=utf-8"
+            }
+        }
+        if let etag = query.etag {
+            switch query.method {
+            case .get, .head:
+                request.headers["If-None-Match"] = etag
+            case .put, .patch, .delete:
+                // A weak tag cannot vouch for byte-identical state, which If-Match requires.
+                if !etag.hasPrefix("W/") { request.headers["If-Match"] = etag }
+            default:
+                break
+            }
+        }
+        if let timeouts = query.execution.timeouts { request.timeouts = timeouts }
+        return request
+    }
+}

@@ -1,0 +1,79 @@
+extension ServiceActor {
+    /// The pages of a collection query, fetched one at a time as you iterate.
+    ///
+    /// ```swift
+    /// for try await page in service.pages(of: query) { print(page.items.count) }
+    /// ```
+    public nonisolated func pages<Response: APICollection>(of query: Query<Response>) -> QueryPages<Response> {
+        QueryPages(service: self, query: query)
+    }
+
+    /// The items of every page of a collection query, fetched lazily.
+    ///
+    /// ```swift
+    /// for try await note in service.items(of: query) where note.title?.isEmpty == false { … }
+    /// ```
+    public nonisolated func items<Response: APICollection>(of query: Query<Response>) -> QueryItems<Response> {
+        QueryItems(pages: QueryPages(service: self, query: query))
+    }
+}
+
+/// Pages of a collection query as an `AsyncSequence`; each `next()` fetches one page.
+public struct QueryPages<Response: APICollection>: AsyncSequence, Sendable {
+    public typealias Element = Response
+    let service: ServiceActor
+    let query: Query<Response>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let service: ServiceActor
+        let query: Query<Response>
+        var nextToken: String?
+        var started = false
+        var pageNumber = 0
+
+        public mutating func next() async throws -> Response? {
+            if started && (nextToken ?? "").isEmpty { return nil }
+            var pageQuery = started ? query.nextPage(token: nextToken!) : query
+            pageQuery.execution.paging = .single
+            if started {
+                pageQuery.requestID = RequestID.next()
+                service.eventHub.emit(.nextPage(requestID: query.requestID, query: query.name, page: pageNumber + 1))
+            }
+            started = true
+            let page = try await service.execute(pageQuery)
+            pageNumber += 1
+            nextToken = page.nextPageToken
+            return page
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(service: service, query: query)
+    }
+}
+
+/// The items of every page of a collection query as an `AsyncSequence`.
+public struct QueryItems<Response: APICollection>: AsyncSequence, Sendable {
+    public typealias Element = Response.Item
+    let pages: QueryPages<Response>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var pages: QueryPages<Response>.AsyncIterator
+        var buffer: [Response.Item] = []
+        var index = 0
+
+        public mutating func next() async throws -> Response.Item? {
+            while index == buffer.count {
+                guard let page = try await pages.next() else { return nil }
+                buffer = page.items
+                index = 0
+            }
+            defer { index += 1 }
+            return buffer[index]
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(pages: pages.makeAsyncIterator())
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+/// What a service is doing, as GTLR's started/stopped notifications: subscribe with
+/// ``ServiceActor/events``.
+public enum ServiceEvent: Sendable {
+    case started(requestID: String, query: String)
+    /// A failed attempt will be sent again after `delay`.
+    case retrying(requestID: String, query: String, attempt: Int, delay: Duration, reason: String)
+    /// Fetching all pages moved on to page `page` (2 for the second).
+    case nextPage(requestID: String, query: String, page: Int)
+    /// The execution ended: `status` is the last HTTP status seen, `error` set on failure.
+    case finished(requestID: String, query: String, status: Int?, duration: Duration, error: String?)
+
+    public var requestID: String {
+        switch self {
+        case .started(let id, _), .retrying(let id, _, _, _, _), .nextPage(let id, _, _), .finished(let id, _, _, _, _): id
+        }
+    }
+}
+
+/// Broadcasts events to every subscriber; costs a lock and an emptiness check when nobody listens.
+final class EventHub: Sendable {
+    private let subscribers = Mutex<[UInt64: AsyncStream<ServiceEvent>.Continuation]>([:])
+    private let nextID = Atomic<UInt64>(0)
+
+    func subscribe() -> AsyncStream<ServiceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ServiceEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func emit(_ event: @autoclosure () -> ServiceEvent) {
+        let targets = subscribers.withLock { $0.isEmpty ? [] : Array($0.values) }
+        guard !targets.isEmpty else { return }
+        let event = event()
+        for target in targets { target.yield(event) }
+    }
+
+    func finishAll() {
+        let targets = subscribers.withLock { subscribers -> [AsyncStream<ServiceEvent>.Continuation] in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for target in targets { target.finish() }
+    }
+}
