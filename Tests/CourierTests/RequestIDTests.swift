@@ -201,3 +201,30 @@ import Testing
         }
     }
 }
+
+@Suite struct RequestRegistryTests {
+    /// A retry wait that ends at once (a virtual clock) must not strand its cancellation waiter:
+    /// once a race there hung one run in thirty.
+    @Test(.timeLimit(.minutes(1)))
+    func instantSleepsNeverStrandTheirWaiter() async throws {
+        let registry = RequestRegistry()
+        let clock = VirtualClock()
+        for index in 0..<2_000 {
+            let id = "sleep-\(index)"
+            registry.begin(id)
+            try await registry.sleep(id, for: .milliseconds(1), on: clock)
+            registry.end(id)
+        }
+        #expect(clock.sleeps.count == 2_000)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingDuringASleepEndsItAtOnce() async throws {
+        let registry = RequestRegistry()
+        registry.begin("long")
+        let sleeper = Task { try await registry.sleep("long", for: .seconds(3600), on: ContinuousClock()) }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(registry.cancel("long") == nil)
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+}

@@ -3,7 +3,7 @@ import Testing
 
 /// Every snippet under `Snippets/` is a documented example; each must run to completion.
 @Suite struct SnippetTests {
-    static let snippets = ["SendRequests", "StreamAndDownload", "LoopExecutor"]
+    static let snippets = ["SendRequests", "StreamAndDownload", "LoopExecutor", "NotesQueries", "TestingWithMocks"]
 
     @Test(arguments: snippets)
     func snippetRuns(name: String) throws {
@@ -18,6 +18,13 @@ import Testing
         let errors = Pipe()
         process.standardError = errors
         try process.run()
+        // A snippet that does not finish is a failure, not a hung suite.
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("\(name) did not finish within 120 s")
+        }
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(name) failed: \(stderr)")

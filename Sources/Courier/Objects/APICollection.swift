@@ -19,7 +19,7 @@ extension APICollection {
     public static var itemsKey: String { "items" }
 
     /// The items of this page (of every page, after ``PagingPolicy/fetchAll(maxPages:whenLimitReached:)``).
-    public var items: [Item] {
+    @inlinable public var items: [Item] {
         get { self[Self.itemsKey] ?? [] }
         set { self[Self.itemsKey] = newValue }
     }

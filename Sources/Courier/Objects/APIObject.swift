@@ -33,7 +33,7 @@ extension APIObject {
 
     /// A field converted to `T`; nil when missing, null or of another shape. Setting nil removes
     /// the field; use ``setNull(_:)`` to send an explicit JSON null.
-    public subscript<T: JSONConvertible>(key: String) -> T? {
+    @inlinable public subscript<T: JSONConvertible>(key: String) -> T? {
         get { json[key].flatMap(T.init(jsonValue:)) }
         set { json[key] = newValue?.jsonValue }
     }

@@ -6,7 +6,7 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral, Se
     public typealias Key = String
     public typealias Value = JSONValue
 
-    var members: OrderedDictionary<String, JSONValue>
+    @usableFromInline var members: OrderedDictionary<String, JSONValue>
 
     public init() { members = [:] }
 
@@ -23,7 +23,7 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral, Se
     }
 
     /// The member `key`. Setting `nil` removes it; setting `.null` keeps it as an explicit JSON null.
-    public subscript(key: String) -> JSONValue? {
+    @inlinable public subscript(key: String) -> JSONValue? {
         get { members[key] }
         set { members[key] = newValue }
     }

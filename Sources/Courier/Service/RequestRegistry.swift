@@ -56,8 +56,11 @@ final class RequestRegistry: Sendable {
             group.addTask {
                 try await withTaskCancellationHandler {
                     try await withUnsafeThrowingContinuation { continuation in
+                        // Checked under the lock the cancellation handler takes: the task may
+                        // have been cancelled (the sleep won) before this ran, and then nobody
+                        // else would resume the continuation.
                         let cancelled = self.entries.withLock { entries -> Bool in
-                            guard entries[id] != nil, !entries[id]!.cancelled else { return true }
+                            guard !Task.isCancelled, entries[id] != nil, !entries[id]!.cancelled else { return true }
                             entries[id]!.waiter = continuation
                             return false
                         }
