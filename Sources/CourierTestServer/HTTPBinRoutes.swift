@@ -5,7 +5,7 @@ import Hummingbird
 enum HTTPBinRoutes {
     static let allMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
 
-    static func add(to router: Router<BasicRequestContext>) {
+    static func add(to router: Router<BasicRequestContext>, lifecycle: ServerLifecycle) {
         for method in allMethods {
             router.on("/echo", method: method, use: echo)
             router.on("/status/{code}", method: method, use: status)
@@ -13,7 +13,7 @@ enum HTTPBinRoutes {
             router.on("/redirect/{count}", method: method, use: redirect)
             router.on("/redirect-to", method: method, use: redirectTo)
         }
-        router.get("/delay/{ms}", use: delay)
+        router.get("/delay/{ms}") { request, context in try await delay(request, context, lifecycle) }
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/bytes/{count}", method: method) { request, context in
                 try generated(count: try context.parameters.require("count", as: Int.self), chunked: false)
@@ -22,8 +22,8 @@ enum HTTPBinRoutes {
         router.get("/chunked/{count}") { request, context in
             try generated(count: try context.parameters.require("count", as: Int.self), chunked: true)
         }
-        router.get("/drip", use: drip)
-        router.get("/stall", use: stall)
+        router.get("/drip") { request, context in try await drip(request, context, lifecycle) }
+        router.get("/stall") { request, context in try await stall(request, context, lifecycle) }
     }
 
     /// What `/echo` answers: everything the server received.
@@ -80,9 +80,9 @@ enum HTTPBinRoutes {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
     }
 
-    @Sendable static func delay(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    static func delay(_ request: Request, _ context: BasicRequestContext, _ lifecycle: ServerLifecycle) async throws -> Response {
         let milliseconds = try context.parameters.require("ms", as: Int.self)
-        try await Task.sleep(for: .milliseconds(milliseconds))
+        try await lifecycle.pause(.milliseconds(milliseconds))
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"delayedMs":\#(milliseconds)}"#)))
     }
@@ -107,7 +107,7 @@ enum HTTPBinRoutes {
     }
 
     /// `/drip?bytes=N&chunk=K&interval=ms`: K pattern bytes every `interval` until N are sent.
-    @Sendable static func drip(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    static func drip(_ request: Request, _ context: BasicRequestContext, _ lifecycle: ServerLifecycle) async throws -> Response {
         let query = request.uri.queryParameters
         let count = query.get("bytes", as: Int.self) ?? 10
         let chunk = max(1, query.get("chunk", as: Int.self) ?? 1)
@@ -118,7 +118,7 @@ enum HTTPBinRoutes {
                 let size = min(chunk, count - offset)
                 try await writer.write(ByteBuffer(bytes: TestPattern.bytes(count: size, offset: offset)))
                 offset += size
-                if offset < count { try await Task.sleep(for: .milliseconds(interval)) }
+                if offset < count { try await lifecycle.pause(.milliseconds(interval)) }
             }
             try await writer.finish(nil)
         }
@@ -126,12 +126,12 @@ enum HTTPBinRoutes {
     }
 
     /// `/stall?bytes=N&seconds=S`: promises 2N bytes, sends N, then goes quiet for S seconds (10 by default).
-    @Sendable static func stall(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    static func stall(_ request: Request, _ context: BasicRequestContext, _ lifecycle: ServerLifecycle) async throws -> Response {
         let count = request.uri.queryParameters.get("bytes", as: Int.self) ?? 10
         let seconds = request.uri.queryParameters.get("seconds", as: Int.self) ?? 10
         let body = ResponseBody(contentLength: count * 2) { writer in
             try await writer.write(ByteBuffer(bytes: TestPattern.bytes(count: count)))
-            try await Task.sleep(for: .seconds(seconds))
+            try await lifecycle.pause(.seconds(seconds))
             throw CancellationError() // never complete the promised body
         }
         return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)

@@ -40,7 +40,7 @@ public final class NotesAPI: Sendable {
         }
     }
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: some RouterMethods<BasicRequestContext>) {
         let group = router.group("/notes/v1")
         group.get("notes") { request, _ in try self.list(request) }
         group.post("notes") { request, context in try await self.insert(request, context) }

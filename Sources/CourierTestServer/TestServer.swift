@@ -4,13 +4,14 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// An in-process HTTP server on 127.0.0.1 and an ephemeral port, for testing code that uses
 /// Courier (or any HTTP client) without a network.
 ///
 /// It serves httpbin-like routes (echo, status codes, delays, N-byte and chunked bodies, slow
-/// drip, redirects), a Google-style Notes API (``NotesAPI``) and the seeds' TicTacToe games on
-/// ``baseURL``, and wire-level faults that no well-behaved server produces
+/// drip, redirects), a Google-style Notes API (``NotesAPI``), an OAuth 2 token endpoint with
+/// protected Notes routes (``TokenServer``) and the seeds' TicTacToe games on ``baseURL``, and wire-level faults that no well-behaved server produces
 /// (a reset mid-body, stalled headers, a kept-alive connection closed under the client) on
 /// ``faultURL``. ``counters`` shows what the server saw.
 ///
@@ -27,17 +28,23 @@ public final class TestServer: Sendable {
     public let counters: TestServerCounters
     /// The Notes API's data, for seeding and inspection.
     public let notes: NotesAPI
+    /// The OAuth 2 token endpoint (`/token`) and the tokens it issued.
+    public let tokens: TokenServer
+    private let lifecycle: ServerLifecycle
     private let serviceGroup: ServiceGroup
     private let application: Task<Void, any Error>
     private let faultServer: RawFaultServer
 
-    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI,
-                 serviceGroup: ServiceGroup, application: Task<Void, any Error>, faultServer: RawFaultServer) {
+    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer,
+                 lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
+                 faultServer: RawFaultServer) {
+        self.lifecycle = lifecycle
         self.serviceGroup = serviceGroup
         self.baseURL = baseURL
         self.faultURL = faultURL
         self.counters = counters
         self.notes = notes
+        self.tokens = tokens
         self.application = application
         self.faultServer = faultServer
     }
@@ -51,10 +58,14 @@ public final class TestServer: Sendable {
         let counters = TestServerCounters()
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(CountingMiddleware(counters: counters))
-        HTTPBinRoutes.add(to: router)
+        let lifecycle = ServerLifecycle()
+        HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
         let notes = NotesAPI()
         notes.add(to: router)
         TicTacToeAPI.add(to: router)
+        let tokens = TokenServer()
+        let ownURL = Mutex("")
+        tokens.add(to: router, baseURL: { ownURL.withLock { $0 } }, notes: notes)
         configure(router)
 
         var logger = Logger(label: "courier.test-server")
@@ -79,11 +90,12 @@ public final class TestServer: Sendable {
             task.cancel()
             throw TestServerError.couldNotStart
         }
+        ownURL.withLock { $0 = "http://127.0.0.1:\(port)" }
         let faultServer = try await RawFaultServer.start(counters: counters)
         return TestServer(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
-            counters: counters, notes: notes, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 
@@ -99,6 +111,7 @@ public final class TestServer: Sendable {
 
     /// Stops accepting, closes connections and waits for both listeners to end.
     public func stop() async {
+        lifecycle.beginStopping() // long delays and stalls end now instead of holding up the shutdown
         await serviceGroup.triggerGracefulShutdown()
         _ = await application.result
         await faultServer.stop()

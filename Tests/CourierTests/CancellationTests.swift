@@ -58,7 +58,8 @@ import Testing
             let started = ContinuousClock.now
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
-            #expect(ContinuousClock.now - started < .seconds(1))
+            // Far below the 30 s connect timeout it would otherwise wait for (the bound allows a loaded machine).
+            #expect(ContinuousClock.now - started < .seconds(10))
             await expectNoLeaks(service)
             #expect(await eventually { await service.stats.openConnections == 0 })
         }

@@ -187,7 +187,7 @@ import Testing
         func authorize(_ request: inout HTTPRequest) async throws {
             request.headers["Authorization"] = "Bearer t\(token)"
         }
-        func invalidate() async {
+        func invalidate(_ rejected: HTTPRequest) async {
             invalidations += 1
             token += 1
         }

@@ -120,7 +120,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
                 if (200..<300).contains(response.status) { return response }
                 if response.status == 401, let authorizer = configuration.authorizer, !refreshedCredentials {
                     refreshedCredentials = true
-                    await authorizer.invalidate()
+                    await authorizer.invalidate(request)
                     request = try await authorized(unsigned)
                     continue
                 }

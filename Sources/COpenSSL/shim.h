@@ -1,0 +1,89 @@
+// The few libcrypto operations Courier needs, as non-variadic functions: RS256 signatures for
+// service-account JWTs, RSA key generation for tests, and streaming MD5 for upload integrity.
+#ifndef COURIER_COPENSSL_SHIM_H
+#define COURIER_COPENSSL_SHIM_H
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Parses a PEM private key (PKCS#8 or PKCS#1); NULL if it is not one. Only RSA keys are accepted.
+static inline EVP_PKEY *courier_rsa_private_key_from_pem(const char *pem, size_t length) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (!bio) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (key && EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
+        EVP_PKEY_free(key);
+        return NULL;
+    }
+    ERR_clear_error();
+    return key;
+}
+
+static inline void courier_pkey_free(EVP_PKEY *key) { EVP_PKEY_free(key); }
+
+static inline size_t courier_pkey_size(EVP_PKEY *key) { return (size_t)EVP_PKEY_get_size(key); }
+
+/// RS256: RSASSA-PKCS1-v1_5 with SHA-256. `signature` must hold courier_pkey_size(key) bytes.
+static inline int courier_rs256_sign(EVP_PKEY *key, const unsigned char *data, size_t length,
+                                     unsigned char *signature, size_t *signature_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (!context) return 0;
+    int ok = EVP_DigestSignInit(context, NULL, EVP_sha256(), NULL, key) == 1
+        && EVP_DigestSign(context, signature, signature_length, data, length) == 1;
+    EVP_MD_CTX_free(context);
+    ERR_clear_error();
+    return ok;
+}
+
+/// A new RSA key pair as PEM text (PKCS#8 private, SubjectPublicKeyInfo public); the caller frees both.
+static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **public_pem) {
+    EVP_PKEY *key = EVP_RSA_gen((unsigned int)bits);
+    if (!key) return 0;
+    BIO *private_bio = BIO_new(BIO_s_mem()), *public_bio = BIO_new(BIO_s_mem());
+    int ok = private_bio && public_bio
+        && PEM_write_bio_PrivateKey(private_bio, key, NULL, NULL, 0, NULL, NULL) == 1
+        && PEM_write_bio_PUBKEY(public_bio, key) == 1;
+    if (ok) {
+        char *data; long length;
+        length = BIO_get_mem_data(private_bio, &data);
+        *private_pem = strndup(data, (size_t)length);
+        length = BIO_get_mem_data(public_bio, &data);
+        *public_pem = strndup(data, (size_t)length);
+    }
+    BIO_free(private_bio);
+    BIO_free(public_bio);
+    EVP_PKEY_free(key);
+    return ok;
+}
+
+// MARK: - Streaming MD5
+
+static inline EVP_MD_CTX *courier_md5_new(void) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context && EVP_DigestInit_ex(context, EVP_md5(), NULL) != 1) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+static inline void courier_md5_update(EVP_MD_CTX *context, const void *data, size_t length) {
+    EVP_DigestUpdate(context, data, length);
+}
+
+/// Writes 16 bytes to `digest` and frees the context.
+static inline void courier_md5_finish(EVP_MD_CTX *context, unsigned char *digest) {
+    unsigned int length = 16;
+    EVP_DigestFinal_ex(context, digest, &length);
+    EVP_MD_CTX_free(context);
+}
+
+static inline void courier_md5_free(EVP_MD_CTX *context) { EVP_MD_CTX_free(context); }
+
+#endif

@@ -1,0 +1,59 @@
+/// Obtaining credentials failed. Tokens, keys and secrets never appear in it.
+///
+/// ```swift
+/// do { … } catch AuthError.invalidGrant {
+///     // the refresh token was revoked or expired: the user must sign in again
+/// } catch let error as AuthError where error == .transport {
+///     // the token endpoint could not be reached: worth retrying later
+/// }
+/// ```
+public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: String, Sendable {
+        case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing
+    }
+
+    let code: Code
+    /// The OAuth `error` code from the token endpoint (`invalid_grant`, `invalid_scope` …).
+    public let oauthError: String?
+    /// What went wrong: the endpoint's `error_description` or Courier's words.
+    public let message: String
+    /// The token endpoint's HTTP status.
+    public let status: Int?
+
+    init(_ code: Code, message: String, oauthError: String? = nil, status: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.oauthError = oauthError
+        self.status = status
+    }
+
+    /// The refresh token or assertion was rejected (revoked, expired, wrong audience): signing in again is needed.
+    public static let invalidGrant = AuthError(.invalidGrant, message: "")
+    /// The client id or secret was rejected.
+    public static let invalidClient = AuthError(.invalidClient, message: "")
+    /// The token endpoint answered with another error (a 5xx, an unexpected body).
+    public static let tokenEndpoint = AuthError(.tokenEndpoint, message: "")
+    /// The token endpoint could not be reached (see the underlying ``TransportError`` in the message).
+    public static let transport = AuthError(.transport, message: "")
+    /// A key file or credentials file is missing or malformed.
+    public static let invalidCredentials = AuthError(.invalidCredentials, message: "")
+    /// A token endpoint that is not https (loopback excepted): credentials would travel in clear text.
+    public static let insecureEndpoint = AuthError(.insecureEndpoint, message: "")
+    /// Signing the JWT failed.
+    public static let signing = AuthError(.signing, message: "")
+
+    public static func == (lhs: AuthError, rhs: AuthError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Whether trying again later may succeed.
+    public var isTransient: Bool {
+        code == .transport || (code == .tokenEndpoint && (status ?? 500) >= 500)
+    }
+
+    public var description: String {
+        var text = "AuthError.\(code.rawValue)"
+        if let oauthError { text += " (\(oauthError))" }
+        if let status { text += " [HTTP \(status)]" }
+        return message.isEmpty ? text : "\(text): \(message)"
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+/// OAuth 2 with a refresh token (RFC 6749 §6): the authorized-user credentials of a Google
+/// account (`gcloud auth application-default login`) or any OAuth 2 provider.
+///
+/// The access token is cached with its expiry and refreshed `skew` before it expires,
+/// single-flight: a thousand queries that find it expired cause one refresh. A rotated refresh
+/// token is kept. A ``TokenStore`` makes both survive a restart.
+///
+/// ```swift
+/// let authorizer = try OAuth2RefreshTokenAuthorizer(
+///     clientID: "….apps.googleusercontent.com", clientSecret: secret, refreshToken: refreshToken,
+///     scopes: ["https://www.googleapis.com/auth/drive.readonly"],
+///     store: FileTokenStore(path: "~/.config/myapp/token.json"))
+/// ```
+public final class OAuth2RefreshTokenAuthorizer: Authorizer, CustomStringConvertible {
+    public static let googleTokenURL = URL(string: "https://oauth2.googleapis.com/token")!
+
+    private let cache: TokenCache
+    private let state: RefreshState
+    private let storeLoaded = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - tokenURL: The token endpoint; https unless loopback.
+    ///   - skew: Refresh this long before the token expires.
+    ///   - store: Persists the access and refresh tokens.
+    ///   - transport: The service that talks to the token endpoint; by default one of its own.
+    public init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String] = [],
+                tokenURL: URL = googleTokenURL, skew: Duration = .seconds(60), store: (any TokenStore)? = nil,
+                transport: ServiceActor? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
+        let endpoint = try TokenEndpoint(url: tokenURL, transport: transport)
+        let state = RefreshState(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken,
+                                 scopes: scopes, endpoint: endpoint, store: store)
+        self.state = state
+        cache = TokenCache(skew: skew, now: now) { try await state.refresh() }
+    }
+
+    public func authorize(_ request: inout HTTPRequest) async throws {
+        let token = try await currentToken()
+        request.headers["Authorization"] = "Bearer \(token.value)"
+    }
+
+    public func invalidate(_ rejected: HTTPRequest) async {
+        cache.invalidate(rejected: rejected.bearerToken)
+    }
+
+    /// A valid access token, refreshed if needed.
+    public func currentToken() async throws -> AccessToken {
+        if !storeLoaded.load(ordering: .acquiring) {
+            try await state.loadStoredToken(into: cache)
+            storeLoaded.store(true, ordering: .releasing)
+        }
+        return try await cache.token()
+    }
+
+    public var description: String { "OAuth2RefreshTokenAuthorizer(\(state.clientID))" }
+}
+
+/// The mutable part of a refresh-token authorizer: the refresh token may rotate.
+actor RefreshState {
+    let clientID: String
+    private let clientSecret: String?
+    private var refreshToken: String
+    private let scopes: [String]
+    private let endpoint: TokenEndpoint
+    private let store: (any TokenStore)?
+    private var loaded = false
+
+    init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String], endpoint: TokenEndpoint,
+         store: (any TokenStore)?) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.refreshToken = refreshToken
+        self.scopes = scopes
+        self.endpoint = endpoint
+        self.store = store
+    }
+
+    /// Once: seeds the cache with a stored token that is still good, and a stored refresh token.
+    func loadStoredToken(into cache: TokenCache) async throws {
+        guard !loaded else { return }
+        loaded = true
+        guard let stored = try await store?.load() else { return }
+        if let rotated = stored.refreshToken { refreshToken = rotated }
+        if let value = stored.accessToken {
+            cache.seed(AccessToken(value: value, expiresAt: stored.expiresAt, scopes: stored.scopes))
+        }
+    }
+
+    func refresh() async throws -> AccessToken {
+        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)]
+        if let clientSecret { form.append(("client_secret", clientSecret)) }
+        if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
+        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes)
+        if let rotated = body["refresh_token"]?.stringValue, !rotated.isEmpty { refreshToken = rotated }
+        try await store?.save(StoredCredentials(accessToken: token.value, expiresAt: token.expiresAt,
+                                                refreshToken: refreshToken, scopes: token.scopes))
+        return token
+    }
+}

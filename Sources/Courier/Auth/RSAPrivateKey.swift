@@ -1,0 +1,62 @@
+import COpenSSL
+import Foundation
+
+/// An RSA private key held by libcrypto, for RS256 signatures.
+///
+/// Immutable once parsed; libcrypto allows concurrent signing with one key and separate
+/// digest contexts, which is what each `sign` call creates.
+package final class RSAPrivateKey: @unchecked Sendable {
+    private let key: OpaquePointer
+
+    /// Parses a PEM private key (PKCS#8 or PKCS#1); nil unless it is an RSA key.
+    init?(pem: String) {
+        let parsed = pem.withCString { courier_rsa_private_key_from_pem($0, strlen($0)) }
+        guard let parsed else { return nil }
+        key = parsed
+    }
+
+    deinit {
+        courier_pkey_free(key)
+    }
+
+    /// RSASSA-PKCS1-v1_5 with SHA-256 over `data`.
+    func signRS256(_ data: Data) throws(AuthError) -> Data {
+        var signature = Data(count: courier_pkey_size(key))
+        var length = signature.count
+        let ok = signature.withUnsafeMutableBytes { output in
+            data.withUnsafeBytes { input in
+                courier_rs256_sign(key, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count,
+                                   output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length)
+            }
+        }
+        guard ok == 1 else { throw AuthError(.signing, message: "libcrypto could not sign the JWT") }
+        return signature.prefix(length)
+    }
+
+    /// A new key pair as PEM text: for tests, so no private key is ever committed.
+    package static func generatePEM(bits: Int = 2048) -> (privateKey: String, publicKey: String)? {
+        var privatePEM: UnsafeMutablePointer<CChar>?
+        var publicPEM: UnsafeMutablePointer<CChar>?
+        guard courier_rsa_generate_pem(Int32(bits), &privatePEM, &publicPEM) == 1, let privatePEM, let publicPEM else {
+            return nil
+        }
+        defer {
+            free(privatePEM)
+            free(publicPEM)
+        }
+        return (String(cString: privatePEM), String(cString: publicPEM))
+    }
+}
+
+/// JSON Web Tokens (RFC 7519) signed with RS256.
+enum JWT {
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func sign(header: JSONObject, claims: JSONObject, key: RSAPrivateKey) throws(AuthError) -> String {
+        let input = base64URL(header.serialized()) + "." + base64URL(claims.serialized())
+        return input + "." + base64URL(try key.signRS256(Data(input.utf8)))
+    }
+}

@@ -1,0 +1,225 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// An OAuth 2 token endpoint at `POST /token`, and protected copies of the Notes API under
+/// `/protected/notes/v1/` that answer 401 to a missing, unknown or expired bearer token.
+///
+/// Both grants of Google's endpoint are implemented:
+/// - `refresh_token` for registered clients (``registerClient(id:secret:refreshToken:)``);
+/// - `urn:ietf:params:oauth:grant-type:jwt-bearer`: the JWT's RS256 signature is verified
+///   against the service account's public key (with swift-crypto, independently of the client's
+///   OpenSSL), and its `aud`, `iss`, `scope` and `exp`/`iat` window are checked.
+///
+/// Tokens live ``tokenLifetime`` seconds. ``failNext(_:)`` makes the next refreshes fail.
+public final class TokenServer: Sendable {
+    /// How a scripted token request fails.
+    public enum Failure: Sendable, Equatable {
+        case serverError
+        case invalidGrant
+        /// Answers normally after a delay.
+        case slow(milliseconds: Int)
+    }
+
+    struct Client { var secret: String; var refreshTokens: Set<String> }
+
+    struct State {
+        var clients: [String: Client] = [:]
+        var serviceAccounts: [String: _RSA.Signing.PublicKey] = [:]
+        var tokens: [String: Date] = [:]
+        var issued = 0
+        var refreshGrants = 0
+        var jwtGrants = 0
+        var failures: [Failure] = []
+        var rotateRefreshTokens = false
+        var lifetime: TimeInterval = 3600
+        var lastScope: String?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Seconds an issued token stays valid.
+    public var tokenLifetime: TimeInterval {
+        get { state.withLock { $0.lifetime } }
+        set { state.withLock { $0.lifetime = newValue } }
+    }
+
+    /// Answer each refresh with a new refresh token (rotation).
+    public var rotatesRefreshTokens: Bool {
+        get { state.withLock { $0.rotateRefreshTokens } }
+        set { state.withLock { $0.rotateRefreshTokens = newValue } }
+    }
+
+    /// Successful refresh_token grants.
+    public var refreshCount: Int { state.withLock { $0.refreshGrants } }
+    /// Successful jwt-bearer grants.
+    public var jwtCount: Int { state.withLock { $0.jwtGrants } }
+    /// The scope of the last successful grant.
+    public var lastScope: String? { state.withLock { $0.lastScope } }
+
+    public func registerClient(id: String, secret: String, refreshToken: String) {
+        state.withLock { state in
+            _ = state.clients[id, default: Client(secret: secret, refreshTokens: [])].refreshTokens.insert(refreshToken)
+        }
+    }
+
+    /// Registers a service account by email and public key (PEM, SubjectPublicKeyInfo).
+    public func registerServiceAccount(email: String, publicKeyPEM: String) throws {
+        let key = try _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM)
+        state.withLock { $0.serviceAccounts[email] = key }
+    }
+
+    /// The next token requests fail (or stall) in this order.
+    public func failNext(_ failures: Failure...) {
+        state.withLock { $0.failures += failures }
+    }
+
+    /// Every issued token expires now: the next request with one gets a 401.
+    public func expireAllTokens() {
+        state.withLock { state in for key in state.tokens.keys { state.tokens[key] = .distantPast } }
+    }
+
+    func isValid(_ token: String) -> Bool {
+        state.withLock { ($0.tokens[token] ?? .distantPast) > Date() }
+    }
+
+    func add(to router: Router<BasicRequestContext>, baseURL: @escaping @Sendable () -> String, notes: NotesAPI) {
+        router.post("/token") { request, _ in try await self.token(request, audience: baseURL() + "/token") }
+        let protected = router.group("/protected").add(middleware: BearerTokenMiddleware(tokens: self))
+        notes.add(to: protected)
+    }
+
+    private func token(_ request: Request, audience: String) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 64 << 10)
+        let form = Self.parseForm(String(decoding: body.readableBytesView, as: UTF8.self))
+        let failure = state.withLock { $0.failures.isEmpty ? nil : $0.failures.removeFirst() }
+        switch failure {
+        case .serverError?:
+            return NotesAPI.json(["error": "internal_failure", "error_description": "The token service failed"],
+                                 status: .internalServerError)
+        case .invalidGrant?:
+            return Self.oauthError("invalid_grant", "Token has been expired or revoked.")
+        case .slow(let milliseconds)?:
+            try await Task.sleep(for: .milliseconds(milliseconds))
+        case nil:
+            break
+        }
+        switch form["grant_type"] {
+        case "refresh_token":
+            return refreshGrant(form)
+        case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            return jwtGrant(form, audience: audience)
+        default:
+            return Self.oauthError("unsupported_grant_type", "grant_type is not supported")
+        }
+    }
+
+    private func refreshGrant(_ form: [String: String]) -> Response {
+        guard let clientID = form["client_id"], let refreshToken = form["refresh_token"] else {
+            return Self.oauthError("invalid_request", "client_id and refresh_token are required")
+        }
+        enum Outcome { case granted(rotated: String?), rejected(Response) }
+        let outcome = state.withLock { state -> Outcome in
+            guard let client = state.clients[clientID], client.secret == form["client_secret"] else {
+                return .rejected(Self.oauthError("invalid_client", "The OAuth client was not found.", status: .unauthorized))
+            }
+            guard client.refreshTokens.contains(refreshToken) else {
+                return .rejected(Self.oauthError("invalid_grant", "Token has been expired or revoked."))
+            }
+            state.refreshGrants += 1
+            guard state.rotateRefreshTokens else { return .granted(rotated: nil) }
+            let rotated = "rt-rotated-\(state.refreshGrants)"
+            state.clients[clientID]!.refreshTokens = [rotated]
+            return .granted(rotated: rotated)
+        }
+        switch outcome {
+        case .rejected(let response): return response
+        case .granted(let rotated): return issue(scope: form["scope"], refreshToken: rotated)
+        }
+    }
+
+    private func jwtGrant(_ form: [String: String], audience: String) -> Response {
+        guard let assertion = form["assertion"] else { return Self.oauthError("invalid_request", "assertion is required") }
+        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let headerData = Self.base64URLDecode(parts[0]), let claimsData = Self.base64URLDecode(parts[1]),
+              let signature = Self.base64URLDecode(parts[2]),
+              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
+        else { return Self.oauthError("invalid_grant", "Invalid JWT: malformed") }
+        guard header["alg"] as? String == "RS256" else { return Self.oauthError("invalid_grant", "Invalid JWT: alg must be RS256") }
+        guard let issuer = claims["iss"] as? String, let key = state.withLock({ $0.serviceAccounts[issuer] }) else {
+            return Self.oauthError("invalid_grant", "Invalid JWT: unknown issuer")
+        }
+        let signed = Data((parts[0] + "." + parts[1]).utf8)
+        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signed,
+                                   padding: .insecurePKCS1v1_5)
+        else { return Self.oauthError("invalid_grant", "Invalid JWT Signature.") }
+        guard claims["aud"] as? String == audience else { return Self.oauthError("invalid_grant", "Invalid JWT: wrong audience") }
+        guard let scope = claims["scope"] as? String, !scope.isEmpty else {
+            return Self.oauthError("invalid_scope", "Invalid JWT: no scope")
+        }
+        let now = Date().timeIntervalSince1970
+        guard let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue, let expires = (claims["exp"] as? NSNumber)?.doubleValue,
+              expires > issuedAt, expires - issuedAt <= 3600, issuedAt <= now + 60, expires >= now - 60
+        else { return Self.oauthError("invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.") }
+        state.withLock { $0.jwtGrants += 1 }
+        return issue(scope: scope, refreshToken: nil)
+    }
+
+    private func issue(scope: String?, refreshToken: String?) -> Response {
+        let (token, lifetime) = state.withLock { state -> (String, TimeInterval) in
+            state.issued += 1
+            let token = "ya29.test-\(state.issued)-\(UUID().uuidString.prefix(8))"
+            state.tokens[token] = Date().addingTimeInterval(state.lifetime)
+            state.lastScope = scope
+            return (token, state.lifetime)
+        }
+        var body: [String: Any] = ["access_token": token, "token_type": "Bearer", "expires_in": Int(lifetime.rounded(.up))]
+        if let scope { body["scope"] = scope }
+        if let refreshToken { body["refresh_token"] = refreshToken }
+        return NotesAPI.json(body)
+    }
+
+    static func oauthError(_ error: String, _ description: String, status: HTTPResponse.Status = .badRequest) -> Response {
+        NotesAPI.json(["error": error, "error_description": description], status: status)
+    }
+
+    static func parseForm(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            if parts.count == 2 { result[parts[0]] = parts[1] }
+        }
+        return result
+    }
+
+    static func base64URLDecode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}
+
+/// Rejects requests without a bearer token the token server issued and that has not expired.
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let tokens: TokenServer
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+              tokens.isValid(String(header.dropFirst("Bearer ".count)))
+        else {
+            var response = NotesAPI.error(401, "authError", "Request had invalid authentication credentials.", request: request)
+            response.headers[.wwwAuthenticate] = #"Bearer realm="notes", error="invalid_token""#
+            return response
+        }
+        return try await next(request, context)
+    }
+}
