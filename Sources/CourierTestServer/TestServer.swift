@@ -52,20 +52,25 @@ public final class TestServer: Sendable {
     /// Starts both listeners and returns once they accept connections.
     ///
     /// - Parameter configure: Adds routes of your own to the router before the server starts.
+    /// - Parameter latency: Added to every request on the main listener, to stand in for a
+    ///   network round trip (benchmarks of batching use it).
     public static func start(
+        latency: Duration? = nil,
         configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> TestServer {
         let counters = TestServerCounters()
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(CountingMiddleware(counters: counters))
+        if let latency { router.middlewares.add(LatencyMiddleware(latency: latency)) }
         let lifecycle = ServerLifecycle()
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
-        let notes = NotesAPI()
+        let notes = NotesAPI(lifecycle: lifecycle)
         notes.add(to: router)
         TicTacToeAPI.add(to: router)
         let tokens = TokenServer()
         let ownURL = Mutex("")
         tokens.add(to: router, baseURL: { ownURL.withLock { $0 } }, notes: notes)
+        BatchEndpoint.add(to: router, notes: notes, tokens: tokens)
         configure(router)
 
         var logger = Logger(label: "courier.test-server")

@@ -102,7 +102,7 @@ public final class TokenServer: Sendable {
         switch failure {
         case .serverError?:
             return NotesAPI.json(["error": "internal_failure", "error_description": "The token service failed"],
-                                 status: .internalServerError)
+                                 status: 500).hummingbirdResponse
         case .invalidGrant?:
             return Self.oauthError("invalid_grant", "Token has been expired or revoked.")
         case .slow(let milliseconds)?:
@@ -183,11 +183,11 @@ public final class TokenServer: Sendable {
         var body: [String: Any] = ["access_token": token, "token_type": "Bearer", "expires_in": Int(lifetime.rounded(.up))]
         if let scope { body["scope"] = scope }
         if let refreshToken { body["refresh_token"] = refreshToken }
-        return NotesAPI.json(body)
+        return NotesAPI.json(body).hummingbirdResponse
     }
 
     static func oauthError(_ error: String, _ description: String, status: HTTPResponse.Status = .badRequest) -> Response {
-        NotesAPI.json(["error": error, "error_description": description], status: status)
+        NotesAPI.json(["error": error, "error_description": description], status: status.code).hummingbirdResponse
     }
 
     static func parseForm(_ text: String) -> [String: String] {
@@ -216,7 +216,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
               tokens.isValid(String(header.dropFirst("Bearer ".count)))
         else {
-            var response = NotesAPI.error(401, "authError", "Request had invalid authentication credentials.", request: request)
+            var response = NotesAPI.error(401, "authError", "Request had invalid authentication credentials.").hummingbirdResponse
             response.headers[.wwwAuthenticate] = #"Bearer realm="notes", error="invalid_token""#
             return response
         }

@@ -39,6 +39,23 @@ import Testing
         }
     }
 
+    /// Regression: waiting to multiplex (PIPEWAIT) on plain http parked every request behind a
+    /// slow first one until its response arrived.
+    @Test func aSlowFirstRequestDoesNotHoldBackOthersToTheSameHost() async throws {
+        try await withServerAndService { server, service in
+            let slow = Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
+            #expect(await eventually { server.counters.inFlight == 1 })
+            let quick = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<5 { group.addTask { try await service.send(HTTPRequest(url: server.url("/echo"))).status } }
+                return try await group.reduce(0) { $0 + ($1 == 200 ? 1 : 0) }
+            }
+            #expect(quick == 5)
+            #expect(server.counters.inFlight == 1) // the slow one is still waiting
+            slow.cancel()
+            _ = await slow.result
+        }
+    }
+
     @Test func requestsOnTheLoopExecutorRunOnTheLoopThread() async throws {
         try await withServerAndService { server, service in
             let loop = service.executor

@@ -8,15 +8,17 @@ struct CourierBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Closed-loop load through Courier, for rough numbers.",
-        subcommands: [Load.self, Serve.self, JSONBench.self]
+        subcommands: [Load.self, Serve.self, JSONBench.self, BatchBench.self]
     )
 }
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the test server until killed.")
 
+    @Option(help: "Milliseconds added to every request, standing in for a network round trip.") var latencyMs = 0
+
     func run() async throws {
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(latency: latencyMs > 0 ? .milliseconds(latencyMs) : nil)
         print(server.baseURL.absoluteString)
         fflush(nil)
         while true { try await Task.sleep(for: .seconds(3600)) }

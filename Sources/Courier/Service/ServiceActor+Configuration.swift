@@ -51,6 +51,16 @@ extension ServiceActor {
         /// Writes every query's HTTP exchange to files (GTMSessionFetcherLogging); nil turns it off.
         public var httpLog: HTTPLogOptions?
 
+        // MARK: Concurrency and batches
+
+        /// At most this many queries talk to servers at once, service-wide; the rest wait in
+        /// FIFO order (the seeds' "don't hog the backend"). nil: no limit beyond the transport's.
+        public var maxConcurrentQueries: Int?
+        /// Queries a task-group batch runs at once, unless the batch says otherwise.
+        public var batchConcurrency = 10
+        /// Queries per wire-batch request (Google allows up to 1,000); larger batches are split.
+        public var maxBatchSize = 100
+
         public init() {}
 
         var transportSettings: TransportSettings {

@@ -148,12 +148,12 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
     private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let started = ContinuousClock.now
         do {
-            let response: HTTPResponse
-            if let testHandler {
-                try request.validate()
-                response = try await testHandler(request)
-            } else {
-                response = try await service.send(request, requestID: query.requestID)
+            let response = try await service.limited {
+                if let testHandler {
+                    try request.validate()
+                    return try await testHandler(request)
+                }
+                return try await service.send(request, requestID: query.requestID)
             }
             service.trafficLog?.record(name: query.name, requestID: query.requestID, request: request,
                                        response: response, error: nil, duration: ContinuousClock.now - started)
@@ -163,5 +163,14 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
                                        response: nil, error: error, duration: ContinuousClock.now - started)
             throw error
         }
+    }
+}
+
+extension ServiceActor {
+    /// Runs one attempt holding a slot of the service-wide limiter, if there is one; a query
+    /// waiting to retry holds no slot.
+    nonisolated func limited<T>(_ body: () async throws -> T) async throws -> T {
+        guard let limiter else { return try await body() }
+        return try await limiter.withSlot(body)
     }
 }

