@@ -37,9 +37,14 @@ build: deps
 	@! grep -E '^$(CURDIR)/(Sources|Tests|Benchmarks)/.*(warning|error):' $(BUILD_LOG) || \
 		{ echo "error: compiler warnings in Courier's sources (see above)"; exit 1; }
 
+# Tests that run in their own processes and move gigabytes: on their own, after the rest,
+# so they neither starve nor are starved by the parallel suite.
+HEAVY_TESTS := UploadProcessTests|MemoryTests
+
 ## test: the whole suite
 test: peers build
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)'
+	$(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 
 ## run: the example — an in-process test server, 1,000 concurrent requests, a summary
 run: deps

@@ -62,6 +62,12 @@ static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **
     return ok;
 }
 
+/// SHA-256 of a buffer into `digest` (32 bytes).
+static inline int courier_sha256(const void *data, size_t length, unsigned char *digest) {
+    unsigned int size = 32;
+    return EVP_Digest(data, length, digest, &size, EVP_sha256(), NULL);
+}
+
 // MARK: - Streaming MD5
 
 static inline EVP_MD_CTX *courier_md5_new(void) {

@@ -12,6 +12,9 @@ import NIOPosix
 /// - `/bad-chunked`: invalid chunked transfer encoding.
 /// - `/huge-header`: a header block of 300 KiB.
 /// - `/not-http`: bytes that are not HTTP.
+/// - `/upload-drop/…?upload_id=…`: a resumable-upload session URI of ``FilesAPI`` whose first
+///   chunk is cut after the session's `drop` byte count by a reset; later requests are answered
+///   by the Files API.
 final class RawFaultServer: Sendable {
     let port: Int
     private let channel: any Channel
@@ -21,14 +24,14 @@ final class RawFaultServer: Sendable {
         self.channel = channel
     }
 
-    static func start(counters: TestServerCounters) async throws -> RawFaultServer {
+    static func start(counters: TestServerCounters, files: FilesAPI) async throws -> RawFaultServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 counters.connectionOpened()
                 channel.closeFuture.whenComplete { _ in counters.connectionClosed() }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(FaultHandler())
+                    try channel.pipeline.syncOperations.addHandler(FaultHandler(files: files))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -45,18 +48,69 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    private let files: FilesAPI
     private var received = ByteBuffer()
     private var answered = false
+
+    init(files: FilesAPI) {
+        self.files = files
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
         received.writeBuffer(&bytes)
         guard !answered, let text = received.getString(at: received.readerIndex, length: received.readableBytes),
-              text.contains("\r\n\r\n")
+              let headEnd = text.range(of: "\r\n\r\n")
         else { return }
+        let target = text.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+        let path = target.split(separator: "?").first.map(String.init) ?? target
+        if path.hasPrefix("/upload-drop/") {
+            uploadDrop(head: String(text[..<headEnd.lowerBound]), bodyStart: text.utf8.distance(from: text.startIndex, to: headEnd.upperBound),
+                       target: target, context: context)
+            return
+        }
         answered = true
-        let path = text.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
-        respond(to: path.split(separator: "?").first.map(String.init) ?? path, context: context)
+        respond(to: path, context: context)
+    }
+
+    /// A request on a drop-fault session URI: cut the first chunk, answer the rest.
+    private func uploadDrop(head: String, bodyStart: Int, target: String, context: ChannelHandlerContext) {
+        let lines = head.components(separatedBy: "\r\n")
+        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        let length = Int(header("Content-Length") ?? "0") ?? 0
+        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+        let uploadID = APIRequest(method: "PUT", rawPath: "", query: query, headers: [], body: Data()).parameter("upload_id") ?? ""
+        let bodyBytes = received.readableBytes - bodyStart
+        let isChunk = FilesAPI.contentRange(header("Content-Range"))?.first != nil
+        if isChunk, let dropAfter = files.shouldDrop(uploadID: uploadID) {
+            guard bodyBytes >= min(Int(dropAfter), length) else { return }
+            let body = received.getBytes(at: received.readerIndex + bodyStart, length: min(Int(dropAfter), length)) ?? []
+            files.partialChunk(uploadID: uploadID, contentRange: header("Content-Range"), bytes: Data(body))
+            answered = true
+            Self.reset(context)
+            return
+        }
+        guard bodyBytes >= length else { return }
+        let body = received.getBytes(at: received.readerIndex + bodyStart, length: length) ?? []
+        received.moveReaderIndex(forwardBy: bodyStart + length)
+        received.discardReadBytes()
+        let response = files.chunk(APIRequest(method: String(lines.first?.split(separator: " ").first ?? "PUT"), rawPath: target,
+                                              query: query, headers: headers, body: Data(body)))
+        var text = "HTTP/1.1 \(response.status) \(response.status == 308 ? "Resume Incomplete" : "OK")\r\n"
+        var hasLength = false
+        for (name, value) in response.headers {
+            if name.lowercased() == "content-length" { hasLength = true }
+            text += "\(name): \(value)\r\n"
+        }
+        if !hasLength { text += "Content-Length: \(response.body.count)\r\n" }
+        text += "\r\n"
+        var buffer = ByteBuffer(string: text)
+        buffer.writeBytes(response.body)
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
     }
 
     private func respond(to path: String, context: ChannelHandlerContext) {

@@ -30,12 +30,14 @@ public final class TestServer: Sendable {
     public let notes: NotesAPI
     /// The OAuth 2 token endpoint (`/token`) and the tokens it issued.
     public let tokens: TokenServer
+    /// The files API for uploads and downloads, and what it stored.
+    public let files: FilesAPI
     private let lifecycle: ServerLifecycle
     private let serviceGroup: ServiceGroup
     private let application: Task<Void, any Error>
     private let faultServer: RawFaultServer
 
-    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer,
+    private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
                  lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
                  faultServer: RawFaultServer) {
         self.lifecycle = lifecycle
@@ -45,6 +47,7 @@ public final class TestServer: Sendable {
         self.counters = counters
         self.notes = notes
         self.tokens = tokens
+        self.files = files
         self.application = application
         self.faultServer = faultServer
     }
@@ -71,6 +74,8 @@ public final class TestServer: Sendable {
         let ownURL = Mutex("")
         tokens.add(to: router, baseURL: { ownURL.withLock { $0 } }, notes: notes)
         BatchEndpoint.add(to: router, notes: notes, tokens: tokens)
+        let files = FilesAPI()
+        files.add(to: router)
         configure(router)
 
         var logger = Logger(label: "courier.test-server")
@@ -96,11 +101,12 @@ public final class TestServer: Sendable {
             throw TestServerError.couldNotStart
         }
         ownURL.withLock { $0 = "http://127.0.0.1:\(port)" }
-        let faultServer = try await RawFaultServer.start(counters: counters)
+        let faultServer = try await RawFaultServer.start(counters: counters, files: files)
+        files.setBaseURLs(main: "http://127.0.0.1:\(port)", drop: "http://127.0.0.1:\(faultServer.port)/upload-drop")
         return TestServer(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 
@@ -120,6 +126,7 @@ public final class TestServer: Sendable {
         await serviceGroup.triggerGracefulShutdown()
         _ = await application.result
         await faultServer.stop()
+        files.remove()
     }
 }
 

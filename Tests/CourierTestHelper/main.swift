@@ -33,46 +33,91 @@ struct Report: Encodable {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, arguments[1] == "stream-both", let total = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: CourierTestHelper stream-both <baseURL> <bytes>\n".utf8))
+switch arguments.dropFirst().first {
+case "stream-both" where arguments.count == 4:
+    try await streamBoth(base: arguments[2], total: Int(arguments[3]) ?? 0)
+case "upload" where arguments.count == 6:
+    try await upload(base: arguments[2], file: URL(fileURLWithPath: arguments[3]), chunkSize: Int(arguments[4]) ?? (8 << 20),
+                     sessionFile: arguments[5] == "-" ? nil : URL(fileURLWithPath: arguments[5]))
+default:
+    FileHandle.standardError.write(Data("""
+    usage: CourierTestHelper stream-both <baseURL> <bytes>
+           CourierTestHelper upload <baseURL> <file> <chunkBytes> <sessionFile|->
+
+    """.utf8))
     exit(2)
 }
-let base = arguments[2]
-let chunkSize = 256 << 10
-var report = Report()
 
-try await withService { service in
-    _ = try await service.send(HTTPRequest(url: URL(string: "\(base)/echo")!)) // warm up
-    report.baselineKiB = kilobytes("VmRSS:")
-    resetPeak()
+/// Streams `total` bytes both ways and through files, reporting the peak RSS of the transfers.
+func streamBoth(base: String, total: Int) async throws {
+    let chunkSize = 256 << 10
+    var report = Report()
+    try await withService { service in
+        _ = try await service.send(HTTPRequest(url: URL(string: "\(base)/echo")!)) // warm up
+        report.baselineKiB = kilobytes("VmRSS:")
+        resetPeak()
 
-    // Upload: an async sequence that makes each chunk on demand, so only the transport buffers.
-    let lazyChunks = LazyChunks(total: total, chunkSize: chunkSize)
-    let upload = try await service.send(HTTPRequest(method: .post, url: URL(string: "\(base)/upload")!,
-                                                    body: .stream(lazyChunks, length: Int64(total))))
-    let uploaded = try JSONSerialization.jsonObject(with: upload.body) as? [String: Any] ?? [:]
-    report.uploadedBytes = uploaded["bytes"] as? Int ?? -1
-    report.uploadHash = uploaded["hash"] as? String ?? ""
+        // Upload: an async sequence that makes each chunk on demand, so only the transport buffers.
+        let lazyChunks = LazyChunks(total: total, chunkSize: chunkSize)
+        let upload = try await service.send(HTTPRequest(method: .post, url: URL(string: "\(base)/upload")!,
+                                                        body: .stream(lazyChunks, length: Int64(total))))
+        let uploaded = try JSONSerialization.jsonObject(with: upload.body) as? [String: Any] ?? [:]
+        report.uploadedBytes = uploaded["bytes"] as? Int ?? -1
+        report.uploadHash = uploaded["hash"] as? String ?? ""
 
-    // Download: consume the stream chunk by chunk.
-    let download = try await service.stream(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!))
-    var hasher = TestPattern.Hasher()
-    for try await chunk in download.body { hasher.update(chunk) }
-    report.downloadedBytes = hasher.count
-    report.downloadHash = hasher.hex
+        // Download: consume the stream chunk by chunk.
+        let download = try await service.stream(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!))
+        var hasher = TestPattern.Hasher()
+        for try await chunk in download.body { hasher.update(chunk) }
+        report.downloadedBytes = hasher.count
+        report.downloadHash = hasher.hex
 
-    // The same size through a file both ways.
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-helper-\(getpid()).bin")
-    defer { try? FileManager.default.removeItem(at: file) }
-    _ = try await service.download(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!), to: file)
-    report.fileDownloadBytes = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
-    let fileUpload = try await service.send(HTTPRequest(method: .put, url: URL(string: "\(base)/upload")!, body: .file(file)))
-    let fileResult = try JSONSerialization.jsonObject(with: fileUpload.body) as? [String: Any] ?? [:]
-    report.fileUploadBytes = fileResult["bytes"] as? Int ?? -1
+        // The same size through a file both ways.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-helper-\(getpid()).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = try await service.download(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!), to: file)
+        report.fileDownloadBytes = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
+        let fileUpload = try await service.send(HTTPRequest(method: .put, url: URL(string: "\(base)/upload")!, body: .file(file)))
+        let fileResult = try JSONSerialization.jsonObject(with: fileUpload.body) as? [String: Any] ?? [:]
+        report.fileUploadBytes = fileResult["bytes"] as? Int ?? -1
 
-    report.peakKiB = kilobytes("VmHWM:")
+        report.peakKiB = kilobytes("VmHWM:")
+    }
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
 }
-print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+
+struct UploadReport: Encodable {
+    var size = ""
+    var md5Hash = ""
+    var crc32c = ""
+    var baselineKiB = 0
+    var peakKiB = 0
+}
+
+/// A resumable upload of `file` to the test server's Files API, reporting the result and peak RSS.
+/// With a session file it writes its progress there after every chunk (another process can resume it).
+func upload(base: String, file: URL, chunkSize: Int, sessionFile: URL?) async throws {
+    let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: base)!, servicePath: "files/v1/")
+    var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
+    query.uploadPath = "/upload/files/v1/files"
+    query.parameters.set("name", file.lastPathComponent)
+    var parameters = UploadParameters(file: file, mimeType: "application/octet-stream")
+    parameters.chunkSize = chunkSize
+    parameters.sessionFile = sessionFile
+    query.upload = parameters
+    var report = UploadReport()
+    try await withService { service in
+        report.baselineKiB = kilobytes("VmRSS:")
+        resetPeak()
+        FileHandle.standardError.write(Data("started\n".utf8))
+        let object = try await service.execute(query)
+        report.size = object.json["size"]?.stringValue ?? ""
+        report.md5Hash = object.json["md5Hash"]?.stringValue ?? ""
+        report.crc32c = object.json["crc32c"]?.stringValue ?? ""
+        report.peakKiB = kilobytes("VmHWM:")
+    }
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+}
 
 /// Chunks of the test pattern, made only when the transport asks for them.
 struct LazyChunks: AsyncSequence, Sendable {

@@ -28,7 +28,17 @@ final class FakeGCS: Sendable {
         return path
     }
 
-    init() throws {
+    /// Starts the emulator; use ``start()`` from async code so the wait does not block a cooperative thread.
+    private init(port: Int, process: Process) {
+        self.port = port
+        self.process = process
+    }
+
+    static func start() async throws -> FakeGCS {
+        try await onOwnThread { try FakeGCS(launching: ()) }
+    }
+
+    private init(launching: Void) throws {
         port = unusedPort()
         process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.binary())
@@ -72,7 +82,7 @@ final class FakeGCS: Sendable {
 
 /// Runs `body` with a fresh fake-gcs-server.
 func withFakeGCS<T>(_ body: (FakeGCS) async throws -> T) async throws -> T {
-    let server = try FakeGCS()
+    let server = try await FakeGCS.start()
     defer { server.stop() }
     return try await body(server)
 }

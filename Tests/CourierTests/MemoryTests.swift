@@ -21,16 +21,9 @@ import Testing
         try await withTestServer { server in
             let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                 .appendingPathComponent("CourierTestHelper")
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = ["stream-both", server.baseURL.absoluteString, "\(total)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            let report = try JSONDecoder().decode(Report.self, from: data)
+            let run = try await runProcess(helper, ["stream-both", server.baseURL.absoluteString, "\(total)"])
+            #expect(run.status == 0, "\(run.error)")
+            let report = try JSONDecoder().decode(Report.self, from: run.output)
 
             var expected = TestPattern.Hasher()
             for offset in stride(from: 0, to: total, by: 1 << 20) {

@@ -2,6 +2,7 @@
 import CourierTestServer
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// Runs `body` with a fresh test server and a fresh service, and stops both afterwards.
@@ -35,8 +36,9 @@ final class Box<Value> {
     func callAsFunction<R>(_ step: (inout Value) -> R) -> R { step(&value) }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`.
-func eventually(within seconds: Double = 5, _ condition: () async -> Bool) async -> Bool {
+/// Polls `condition` every 10 ms for up to `seconds`: generous, because it returns as soon as the
+/// condition holds and a loaded 2-core CI machine can be slow.
+func eventually(within seconds: Double = 20, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if await condition() { return true }
@@ -130,5 +132,38 @@ extension TestPattern.Hasher {
         var hasher = TestPattern.Hasher()
         hasher.update(data)
         return hasher
+    }
+}
+
+/// Runs `body` on a thread of its own. Blocking work (waiting for a child process, writing or
+/// hashing a gibibyte) must not hold one of the few cooperative threads, which also run the
+/// in-process test servers: on two cores, two such waits starve every server in the process.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// Runs a child process to completion off the cooperative threads; returns its exit status and stdout.
+func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600) async throws -> (status: Int32, output: Data, error: String) {
+    try await onOwnThread {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let collected = Mutex(Data())
+        let reader = Thread { collected.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        while !collected.withLock({ !$0.isEmpty }) && Date() < deadline && reader.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        return (process.terminationStatus, data, String(decoding: collected.withLock { $0 }, as: UTF8.self))
     }
 }

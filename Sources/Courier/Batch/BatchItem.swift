@@ -22,7 +22,7 @@ struct BatchItem: Sendable {
         name = query.name
         api = query.api
         paging = query.execution.paging
-        isMedia = query.downloadsMedia
+        isMedia = query.downloadsMedia || query.isUpload
         execute = { service in try await service.execute(query) }
         makeRequest = { configuration in try RequestBuilder.build(query, configuration: configuration) }
         decode = { response, limits in try Response.decode(from: response, limits: limits) }

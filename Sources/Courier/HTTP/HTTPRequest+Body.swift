@@ -11,9 +11,21 @@ extension HTTPRequest {
         enum Storage: Sendable {
             case empty
             case data(Data)
-            case file(URL)
+            case file(URL, range: Range<Int64>?)
             case stream(length: Int64?, pump: Pump)
+            case parts([Part])
         }
+
+        /// A piece of a body made of several: bytes in memory or a range of a file.
+        public enum Part: Sendable {
+            case data(Data)
+            case file(URL, range: Range<Int64>?)
+        }
+
+        /// Several pieces sent one after the other, each read when its turn comes: a
+        /// `multipart/related` upload streams its file between two small headers this way, and
+        /// can still be sent again.
+        public static func parts(_ parts: [Part]) -> Body { Body(storage: .parts(parts)) }
 
         let storage: Storage
 
@@ -24,7 +36,10 @@ extension HTTPRequest {
         public static func data(_ data: Data) -> Body { Body(storage: .data(data)) }
 
         /// A file read from disk as it is sent, so memory stays flat whatever its size.
-        public static func file(_ url: URL) -> Body { Body(storage: .file(url)) }
+        public static func file(_ url: URL) -> Body { Body(storage: .file(url, range: nil)) }
+
+        /// Bytes `range` of a file, read from disk as they are sent: one chunk of an upload.
+        public static func file(_ url: URL, range: Range<Int64>) -> Body { Body(storage: .file(url, range: range)) }
 
         /// An async sequence of chunks, read only as fast as the connection drains them.
         ///
@@ -48,8 +63,18 @@ extension HTTPRequest {
             switch storage {
             case .empty: 0
             case .data(let data): Int64(data.count)
-            case .file(let url): (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+            case .file(_, let range?): Int64(range.count)
+            case .file(let url, nil): (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
             case .stream(let length, _): length
+            case .parts(let parts):
+                parts.reduce(Int64(0) as Int64?) { total, part in
+                    guard let total else { return nil }
+                    switch part {
+                    case .data(let data): return total + Int64(data.count)
+                    case .file(_, let range?): return total + Int64(range.count)
+                    case .file(let url, nil): return Body.file(url).knownLength.map { total + $0 }
+                    }
+                }
             }
         }
 

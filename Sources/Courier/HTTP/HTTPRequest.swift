@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
     public var body: Body
     /// Per-request timeouts; a `nil` field inherits the service's ``ServiceActor/Configuration/timeouts``.
     public var timeouts: Timeouts
+    /// Called on the event loop as body bytes move (at most every 64 KiB, and at the end): keep it
+    /// cheap — store the numbers, do not do work.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
 
     public init(
         method: HTTPMethod = .get,
@@ -28,6 +31,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.timeouts = timeouts
+        self.progress = nil
     }
 
     /// Checks everything that can be checked before a byte is sent.
@@ -80,5 +84,21 @@ extension Duration {
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// How far a transfer's bodies have moved.
+public struct TransferProgress: Sendable, Hashable {
+    /// Request body bytes handed to the connection.
+    public var bytesSent: Int64
+    /// Response body bytes received.
+    public var bytesReceived: Int64
+    /// The response's Content-Length, once known.
+    public var expectedBytes: Int64?
+
+    public init(bytesSent: Int64 = 0, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil) {
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.expectedBytes = expectedBytes
     }
 }

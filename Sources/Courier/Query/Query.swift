@@ -39,6 +39,11 @@ public struct Query<Response: QueryResponse>: Sendable {
     public var requestID: String
     /// What this query overrides of the service's settings.
     public var execution: ExecutionParameters
+    /// Media to upload with the query: set it for methods that take media (GTLR's
+    /// `uploadParameters`). Executing the query then uploads (see `Docs/Uploads.md`).
+    public var upload: UploadParameters?
+    /// Where uploads go: `/upload/storage/v1/b/{bucket}/o`, relative to the root URL.
+    public var uploadPath: URITemplate?
 
     public init(api: APIDescription, name: String, method: HTTPMethod = .get, path: URITemplate,
                 pathParameters: [String: String] = [:], parameters: QueryParameters = [:], body: JSONValue? = nil) {
@@ -55,7 +60,12 @@ public struct Query<Response: QueryResponse>: Sendable {
         self.headers = [:]
         self.requestID = RequestID.next()
         self.execution = ExecutionParameters()
+        self.upload = nil
+        self.uploadPath = nil
     }
+
+    /// Whether executing the query uploads media.
+    public var isUpload: Bool { upload != nil }
 
     /// Sets the body to an object's JSON.
     public mutating func setBody(_ object: some APIObject) {

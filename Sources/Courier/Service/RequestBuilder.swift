@@ -2,15 +2,19 @@ import Foundation
 
 /// Turns a query into the HTTP request that carries it.
 enum RequestBuilder {
-    static func build<Response>(_ query: Query<Response>, configuration: ServiceActor.Configuration) throws(QueryError)
-        -> HTTPRequest
+    /// - Parameters:
+    ///   - path: Another template than the query's (the upload path).
+    ///   - uploadType: Adds `uploadType=` for an upload protocol.
+    static func build<Response>(_ query: Query<Response>, configuration: ServiceActor.Configuration,
+                                path: URITemplate? = nil, uploadType: String? = nil) throws(QueryError) -> HTTPRequest
     {
-        var root = (query.execution.rootURL ?? configuration.rootURL ?? query.api.rootURL).absoluteString
+        let expanded = try (path ?? query.path).expand(query.pathParameters, requireAll: true)
+        var root = rootURL(for: query, configuration: configuration).absoluteString
         if !root.hasSuffix("/") { root += "/" }
-        let expanded = try query.path.expand(query.pathParameters, requireAll: true)
         var urlText = expanded.hasPrefix("/") ? root + expanded.dropFirst() : root + query.api.servicePath + expanded
 
         var parameters = query.parameters
+        if let uploadType { parameters.set("uploadType", uploadType) }
         if let fields = query.fields { parameters.set("fields", fields) }
         if query.downloadsMedia { parameters.set("alt", "media") }
         parameters.set("prettyPrint", "false")
@@ -46,5 +50,9 @@ enum RequestBuilder {
         }
         if let timeouts = query.execution.timeouts { request.timeouts = timeouts }
         return request
+    }
+
+    static func rootURL<Response>(for query: Query<Response>, configuration: ServiceActor.Configuration) -> URL {
+        query.execution.rootURL ?? configuration.rootURL ?? query.api.rootURL
     }
 }

@@ -51,6 +51,11 @@ final class RequestRegistry: Sendable {
     /// Waits `delay` on `clock`, ending early with `CancellationError` if `id` is cancelled
     /// (or the task is).
     func sleep(_ id: String, for delay: Duration, on clock: any Clock<Duration>) async throws {
+        // Nobody can cancel an unregistered ID: a plain (task-cancellable) sleep.
+        guard entries.withLock({ $0[id] != nil }) else {
+            try await clock.sleep(for: delay)
+            return
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await clock.sleep(for: delay) }
             group.addTask {

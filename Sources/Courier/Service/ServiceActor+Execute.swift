@@ -9,6 +9,7 @@ extension ServiceActor {
     /// `nextPageToken`. A non-2xx status throws ``APIError``; a body that is not the expected
     /// JSON throws ``QueryError``; a failure below HTTP throws ``TransportError``.
     public nonisolated func execute<Response>(_ query: Query<Response>) async throws -> Response {
+        if query.isUpload { return try await upload(query).value }
         let execution = QueryExecution(service: self, query: query)
         return try await execution.run()
     }
@@ -107,7 +108,13 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
 
     /// Sends until a 2xx arrives or the retry policy gives up; a final non-2xx throws ``APIError``.
     func perform(_ query: Query<Response>) async throws -> HTTPResponse {
-        let unsigned = try RequestBuilder.build(query, configuration: configuration)
+        try await perform(prepared: RequestBuilder.build(query, configuration: configuration), retryPolicy: retryPolicy)
+    }
+
+    /// Sends `unsigned` (authorized here, refreshed once after a 401) until a status `accepting`
+    /// allows arrives or the retry policy gives up; a final other status throws ``APIError``.
+    func perform(prepared unsigned: HTTPRequest, retryPolicy: RetryPolicy,
+                 accepting: (Int) -> Bool = { (200..<300).contains($0) }) async throws -> HTTPResponse {
         var request = try await authorized(unsigned)
         var retry = RetryStateMachine(policy: retryPolicy, queryName: query.name, replayable: unsigned.body.isReplayable)
         var refreshedCredentials = false
@@ -117,7 +124,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
             let failure: any Error
             do {
                 let response = try await send(request)
-                if (200..<300).contains(response.status) { return response }
+                if accepting(response.status) { return response }
                 if response.status == 401, let authorizer = configuration.authorizer, !refreshedCredentials {
                     refreshedCredentials = true
                     await authorizer.invalidate(request)

@@ -17,8 +17,11 @@ final class RequestBodySource {
 
     private enum Storage {
         case data(Data)
-        case file(descriptor: Int32)
+        /// `base` is where the range starts in the file.
+        case file(descriptor: Int32, base: Int64)
         case stream(StreamBuffer)
+        /// Pieces read in turn; `current` is the one being read.
+        case parts([RequestBodySource], current: Int)
     }
 
     private var storage: Storage
@@ -38,7 +41,7 @@ final class RequestBodySource {
             return nil
         case .data(let data):
             return RequestBodySource(storage: .data(data), length: Int64(data.count))
-        case .file(let url):
+        case .file(let url, let range):
             let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw TransportError(.fileError, message: "cannot open \(url.path): \(String(cString: strerror(errno)))")
@@ -48,9 +51,32 @@ final class RequestBodySource {
                 Glibc.close(descriptor)
                 throw TransportError(.fileError, message: "cannot stat \(url.path)")
             }
-            return RequestBodySource(storage: .file(descriptor: descriptor), length: Int64(info.st_size))
+            let size = Int64(info.st_size)
+            if let range, range.lowerBound < 0 || range.upperBound > size {
+                Glibc.close(descriptor)
+                throw TransportError(.fileError, message: "bytes \(range) are outside \(url.path) (\(size) bytes)")
+            }
+            let selected = range ?? 0..<size
+            return RequestBodySource(storage: .file(descriptor: descriptor, base: selected.lowerBound),
+                                     length: Int64(selected.count))
         case .stream(let length, _):
             return RequestBodySource(storage: .stream(StreamBuffer()), length: length)
+        case .parts(let parts):
+            var sources: [RequestBodySource] = []
+            for part in parts {
+                let body: HTTPRequest.Body = switch part {
+                case .data(let data): .data(data)
+                case .file(let url, let range?): .file(url, range: range)
+                case .file(let url, nil): .file(url)
+                }
+                do {
+                    if let source = try open(body) { sources.append(source) }
+                } catch {
+                    for source in sources { source.close(reason: error) }
+                    throw error
+                }
+            }
+            return RequestBodySource(storage: .parts(sources, current: 0), length: sources.reduce(0) { $0 + ($1.length ?? 0) })
         }
     }
 
@@ -73,8 +99,10 @@ final class RequestBodySource {
             }
             offset += Int64(count)
             return .bytes(count)
-        case .file(let descriptor):
-            let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+        case .file(let descriptor, let base):
+            let wanted = min(buffer.count, Int((length ?? 0) - offset))
+            guard wanted > 0 else { return .bytes(0) }
+            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(base + offset))
             if count < 0 {
                 return .failed(TransportError(.fileError, message: "read failed: \(String(cString: strerror(errno)))"))
             }
@@ -84,6 +112,18 @@ final class RequestBodySource {
             let result = stream.read(into: buffer)
             if case .bytes(let count) = result { offset += Int64(count) }
             return result
+        case .parts(let sources, var current):
+            while current < sources.count {
+                let result = sources[current].read(into: buffer)
+                if case .bytes(0) = result {
+                    current += 1
+                    storage = .parts(sources, current: current)
+                    continue
+                }
+                if case .bytes(let count) = result { offset += Int64(count) }
+                return result
+            }
+            return .bytes(0)
         }
     }
 
@@ -96,6 +136,19 @@ final class RequestBodySource {
             return true
         case .stream:
             return position == offset
+        case .parts(let sources, _):
+            guard position >= 0, position <= (length ?? 0) else { return false }
+            var remaining = position
+            var current = 0
+            for (index, source) in sources.enumerated() {
+                let size = source.length ?? 0
+                let within = min(remaining, size)
+                guard source.rewind(to: within) else { return false }
+                if remaining >= size { remaining -= size; current = index + 1 } else { remaining = 0 }
+            }
+            storage = .parts(sources, current: min(current, sources.count))
+            offset = position
+            return true
         }
     }
 
@@ -107,11 +160,13 @@ final class RequestBodySource {
 
     func close(reason: any Error) {
         switch storage {
-        case .file(let descriptor):
+        case .file(let descriptor, _):
             Glibc.close(descriptor)
             storage = .data(Data())
         case .stream(let stream):
             stream.close(reason: reason)
+        case .parts(let sources, _):
+            for source in sources { source.close(reason: reason) }
         case .data:
             break
         }

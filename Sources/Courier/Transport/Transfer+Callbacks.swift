@@ -25,6 +25,7 @@ extension Transfer {
     /// Body bytes from curl; returning less than `bytes.count` aborts the transfer.
     private func received(_ bytes: UnsafeRawBufferPointer) -> Int {
         lastActivity = MonotonicClock.nanoseconds()
+        if request.progress != nil { reportProgress(received: bytes.count) }
         if status == 0, let easy {
             var code = 0
             courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
@@ -70,6 +71,7 @@ extension Transfer {
         guard let requestBody else { return 0 }
         switch requestBody.read(into: buffer) {
         case .bytes(let count):
+            if request.progress != nil { reportProgress(sent: count) }
             return count
         case .pause:
             pauseMask |= Int(courier_pause_send)
@@ -77,6 +79,26 @@ extension Transfer {
         case .failed(let error):
             machine.abort(error)
             return courier_readfunc_abort
+        }
+    }
+}
+
+extension Transfer {
+    /// Adds to the progress counters and reports at most every 64 KiB (and when a body ends).
+    func reportProgress(sent: Int = 0, received: Int = 0) {
+        progress.bytesSent += Int64(sent)
+        progress.bytesReceived += Int64(received)
+        if progress.expectedBytes == nil, received > 0, let easy {
+            var length: curl_off_t = -1
+            courier_easy_getinfo_off(easy.raw, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+            if length >= 0 { progress.expectedBytes = Int64(length) }
+        }
+        let moved = progress.bytesSent + progress.bytesReceived
+        let finished = (sent == 0 && received == 0)
+            || (requestBody?.length).map { progress.bytesSent >= $0 && sent > 0 } == true
+        if finished || moved - reportedProgressAt >= 64 << 10 {
+            reportedProgressAt = moved
+            request.progress?(progress)
         }
     }
 }

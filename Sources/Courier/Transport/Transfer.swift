@@ -39,6 +39,9 @@ final class Transfer {
     let startedAt = MonotonicClock.nanoseconds()
     /// When a byte last moved either way; the idle timeout counts from here.
     var lastActivity: UInt64 = 0
+    /// Body bytes moved so far, and when progress was last reported.
+    var progress = TransferProgress()
+    var reportedProgressAt: Int64 = 0
 
     init(id: UInt64, request: HTTPRequest, delivery: TransferStateMachine.Delivery, sink: Sink?,
          timeouts: Timeouts, multi: CurlMulti) {
@@ -93,6 +96,7 @@ final class Transfer {
                 return
             }
             release()
+            if request.progress != nil { reportProgress() } // the final count
             log(status: head.status)
             switch sink {
             case .response(let continuation):

@@ -1,0 +1,38 @@
+/// An upload failed in a way specific to uploads. (Server errors are ``APIError``s and
+/// failures below HTTP ``TransportError``s.)
+public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: String, Sendable {
+        case sessionExpired, fileChanged, protocolViolation, invalidParameters
+    }
+
+    let code: Code
+    public let message: String
+
+    init(_ code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The server forgot the upload session (404 or 410), and restarting was not allowed.
+    public static let sessionExpired = UploadError(.sessionExpired, message: "")
+    /// The file to resume is not the file that was being uploaded (size, date or first MiB differ).
+    public static let fileChanged = UploadError(.fileChanged, message: "")
+    /// The server answered the protocol in a way it never should (no session URI, a range beyond the data).
+    public static let protocolViolation = UploadError(.protocolViolation, message: "")
+    /// The query cannot be uploaded as configured.
+    public static let invalidParameters = UploadError(.invalidParameters, message: "")
+
+    public static func == (lhs: UploadError, rhs: UploadError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String { "UploadError.\(code.rawValue): \(message)" }
+}
+
+/// The checksums of bytes that went over the wire disagree: the server's MD5 or CRC32C of an
+/// uploaded object, or an `x-goog-hash` of a downloaded one, differ from the local bytes.
+public struct IntegrityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Which checksum and both values.
+    public let message: String
+
+    public var description: String { "IntegrityError: \(message)" }
+}

@@ -1,0 +1,89 @@
+import COpenSSL
+import Foundation
+
+/// Everything needed to continue a resumable upload in a new process: GTLR's missing piece.
+///
+/// Save it (``UploadParameters/sessionFile`` does, after every acknowledged chunk), and after a
+/// crash call ``ServiceActor/resumeUpload(_:as:)``. The file is identified by path, size,
+/// modification date and a digest of its first MiB, so a file changed in between is refused
+/// (``UploadError/fileChanged``) rather than uploaded half old, half new.
+public struct UploadSession: Codable, Sendable, Hashable {
+    /// The session URI the server returned in `Location`.
+    public var sessionURI: URL
+    /// Bytes the server acknowledged (its last 308's range end + 1).
+    public var offset: Int64
+    public var totalBytes: Int64
+    public var chunkSize: Int64
+    public var mimeType: String
+    public var file: FileIdentity
+    /// The query's method name, for logs.
+    public var queryName: String
+    public var verifyIntegrity: Bool
+
+    public init(sessionURI: URL, offset: Int64, totalBytes: Int64, chunkSize: Int64, mimeType: String, file: FileIdentity,
+                queryName: String, verifyIntegrity: Bool) {
+        self.sessionURI = sessionURI
+        self.offset = offset
+        self.totalBytes = totalBytes
+        self.chunkSize = chunkSize
+        self.mimeType = mimeType
+        self.file = file
+        self.queryName = queryName
+        self.verifyIntegrity = verifyIntegrity
+    }
+
+    public struct FileIdentity: Codable, Sendable, Hashable {
+        public var path: String
+        public var size: Int64
+        /// The file's modification time in nanoseconds since 1970, exact (a date in JSON would
+        /// lose the fraction and make every file look changed).
+        public var modifiedNanoseconds: Int64
+        /// SHA-256 of the first MiB, hex.
+        public var headDigest: String
+
+        public var modificationDate: Date { Date(timeIntervalSince1970: Double(modifiedNanoseconds) / 1e9) }
+
+        /// Reads the identity of `url` now.
+        public init(of url: URL) throws(UploadError) {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { throw UploadError(.fileChanged, message: "cannot stat \(url.path)") }
+            path = url.path
+            size = Int64(info.st_size)
+            modifiedNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            headDigest = try Self.digestOfHead(url)
+        }
+
+        static func digestOfHead(_ url: URL) throws(UploadError) -> String {
+            guard let handle = FileHandle(forReadingAtPath: url.path) else {
+                throw UploadError(.fileChanged, message: "cannot read \(url.path)")
+            }
+            defer { try? handle.close() }
+            let head = (try? handle.read(upToCount: 1 << 20)) ?? Data()
+            var digest = [UInt8](repeating: 0, count: 32)
+            head.withUnsafeBytes { _ = courier_sha256($0.baseAddress, $0.count, &digest) }
+            return digest.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    /// Writes the session as JSON, mode 0600, atomically.
+    public func write(to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let temporary = url.appendingPathExtension("tmp")
+        try encoder.encode(self).write(to: temporary)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
+        // rename(2) replaces atomically, and works when the destination does not exist yet
+        // (FileManager.replaceItemAt does not, on Linux).
+        guard rename(temporary.path, url.path) == 0 else {
+            throw UploadError(.invalidParameters, message: "cannot write the session file \(url.path)")
+        }
+    }
+
+    /// Reads a session written by ``write(to:)``.
+    public init(contentsOf url: URL) throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        self = try decoder.decode(UploadSession.self, from: Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// Google's resumable upload protocol as a pure value: server answers in, the next request out.
+///
+/// - Initiation: a POST that returns the session URI.
+/// - Chunks: `PUT` with `Content-Range: bytes a-b/total`; a 308 with `Range: bytes=0-N` means
+///   "continue at N+1" (the server may keep fewer bytes than were sent); 200/201 ends it.
+/// - Status query: after any failure (and in a new process) the offset is unknown, so a
+///   `PUT` with `Content-Range: bytes */total` asks the server where to continue.
+/// - 404/410: the session is gone: start again from byte 0, or fail, as configured.
+///
+/// Pausing takes effect between requests: a chunk in flight finishes, so the offset is known
+/// when the upload resumes and no status query is needed.
+struct UploadStateMachine: Sendable {
+    enum Phase: Sendable, Equatable {
+        case idle, initiating, sending(Range<Int64>), querying, waitingToRetry, paused, finished, failed
+    }
+
+    enum Action: Sendable, Equatable {
+        case initiate
+        /// Send bytes `range`; `Content-Range: bytes lower-(upper-1)/total`.
+        case sendChunk(Range<Int64>)
+        case queryStatus
+        /// Nothing to send until ``resume()``.
+        case pause
+        /// The shell waits as its retry policy says, then calls ``retryAfterBackoff()``.
+        case backOff
+        /// The server completed the upload; the shell reads the final object.
+        case finish
+        case fail(UploadError)
+    }
+
+    /// The most times a vanished session is restarted from zero before giving up.
+    static let maxRestarts = 3
+
+    let total: Int64
+    let chunkSize: Int64
+    let restartWhenSessionExpires: Bool
+    private(set) var phase = Phase.idle
+    private(set) var sessionURI: URL?
+    /// Bytes the server acknowledged.
+    private(set) var offset: Int64 = 0
+    private(set) var offsetKnown = true
+    private(set) var pauseRequested = false
+    private(set) var restarts = 0
+
+    init(total: Int64, chunkSize: Int64, restartWhenSessionExpires: Bool) {
+        self.total = total
+        self.chunkSize = max(1, chunkSize)
+        self.restartWhenSessionExpires = restartWhenSessionExpires
+    }
+
+    /// Continues a session from another process: where the server is must be asked first.
+    init(resuming sessionURI: URL, offset: Int64, total: Int64, chunkSize: Int64, restartWhenSessionExpires: Bool) {
+        self.init(total: total, chunkSize: chunkSize, restartWhenSessionExpires: restartWhenSessionExpires)
+        self.sessionURI = sessionURI
+        self.offset = offset
+        offsetKnown = false
+    }
+
+    mutating func start() -> Action {
+        guard phase == .idle else { return .fail(UploadError(.protocolViolation, message: "the upload already started")) }
+        if pauseRequested {
+            phase = .paused
+            return .pause
+        }
+        return proceed()
+    }
+
+    /// The next request from where things stand.
+    private mutating func proceed() -> Action {
+        guard sessionURI != nil else {
+            phase = .initiating
+            return .initiate
+        }
+        guard offsetKnown else {
+            phase = .querying
+            return .queryStatus
+        }
+        if offset >= total && total > 0 {
+            // The server has every byte but did not say "done": a status query finalizes or reports.
+            phase = .querying
+            return .queryStatus
+        }
+        let end = min(offset + chunkSize, total)
+        phase = .sending(offset..<end)
+        return .sendChunk(offset..<end)
+    }
+
+    /// The initiation returned `Location`.
+    mutating func initiated(sessionURI: URL) -> Action {
+        guard phase == .initiating else { return unexpected("a session URI") }
+        self.sessionURI = sessionURI
+        offset = 0
+        offsetKnown = true
+        return afterAcknowledgement()
+    }
+
+    /// A 308: the server holds bytes `0...lastByte` (`nil`: none yet).
+    mutating func incomplete(lastByte: Int64?) -> Action {
+        switch phase {
+        case .sending, .querying: break
+        default: return unexpected("a 308")
+        }
+        let next = lastByte.map { $0 + 1 } ?? 0
+        guard next >= 0, next <= total else {
+            phase = .failed
+            return .fail(UploadError(.protocolViolation, message: "the server acknowledged \(next) of \(total) bytes"))
+        }
+        if case .sending(let range) = phase, next > range.upperBound {
+            phase = .failed
+            return .fail(UploadError(.protocolViolation, message: "the server acknowledged bytes it was never sent"))
+        }
+        offset = next
+        offsetKnown = true
+        return afterAcknowledgement()
+    }
+
+    private mutating func afterAcknowledgement() -> Action {
+        if pauseRequested {
+            phase = .paused
+            return .pause
+        }
+        return proceed()
+    }
+
+    /// A 200 or 201: the object exists.
+    mutating func completed() -> Action {
+        switch phase {
+        case .sending, .querying:
+            phase = .finished
+            offset = total
+            return .finish
+        default:
+            return unexpected("a final response")
+        }
+    }
+
+    /// The request failed. `sessionGone` for a 404 or 410 on the session URI.
+    mutating func failed(sessionGone: Bool) -> Action {
+        if sessionGone {
+            guard restartWhenSessionExpires else {
+                phase = .failed
+                return .fail(UploadError(.sessionExpired, message: "the server no longer knows the upload session"))
+            }
+            guard restarts < Self.maxRestarts else {
+                phase = .failed
+                return .fail(UploadError(.sessionExpired, message: "the upload session vanished \(restarts + 1) times"))
+            }
+            restarts += 1
+            sessionURI = nil
+            offset = 0
+            offsetKnown = true
+            return afterAcknowledgement()
+        }
+        // What reached the server is unknown now: ask before sending more.
+        offsetKnown = sessionURI == nil
+        phase = .waitingToRetry
+        return .backOff
+    }
+
+    mutating func retryAfterBackoff() -> Action {
+        guard phase == .waitingToRetry else { return unexpected("a retry") }
+        return afterAcknowledgement()
+    }
+
+    /// Asks to pause; returns `.pause` at once if nothing is in flight, nil otherwise (the
+    /// request in flight finishes first).
+    mutating func pause() -> Action? {
+        pauseRequested = true
+        switch phase {
+        case .waitingToRetry:
+            phase = .paused
+            return .pause
+        default:
+            return nil
+        }
+    }
+
+    /// Continues after a pause.
+    mutating func resume() -> Action? {
+        pauseRequested = false
+        guard phase == .paused else { return nil }
+        return proceed()
+    }
+
+    var isFinished: Bool { phase == .finished }
+
+    private mutating func unexpected(_ what: String) -> Action {
+        phase = .failed
+        return .fail(UploadError(.protocolViolation, message: "\(what) arrived in phase \(phase)"))
+    }
+
+    /// `Content-Range` of a chunk: `bytes a-b/total`, or `bytes */0` for an empty upload.
+    static func contentRange(_ range: Range<Int64>, total: Int64) -> String {
+        range.isEmpty ? "bytes */\(total)" : "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(total)"
+    }
+
+    /// The last byte a 308's `Range: bytes=0-N` acknowledges; nil when it has no Range (nothing yet).
+    static func lastAcknowledgedByte(fromRange header: String?) -> Int64?? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return .some(nil) }
+        guard header.hasPrefix("bytes=0-"), let last = Int64(header.dropFirst("bytes=0-".count)) else { return nil }
+        return .some(last)
+    }
+}

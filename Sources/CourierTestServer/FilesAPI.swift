@@ -1,0 +1,373 @@
+import CCourierChecksum
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// A Cloud-Storage-like files API for upload and download tests, storing bytes on disk:
+///
+/// - `POST /upload/files/v1/files?uploadType=resumable&name=N`: a session (`Location`);
+///   `PUT` chunks with `Content-Range: bytes a-b/total` (308 + `Range`, then 200 + the file),
+///   status queries with `bytes */total` (Google's behaviour: 308 with what it has; it never
+///   finalizes early). Faults, as initiation parameters: `partial=N` keeps at most N bytes of
+///   each chunk; `fail=K:S` answers the K-th chunk with status S; `expire=K` forgets the session
+///   after K chunks (404); `drop=B` resets the connection of the first chunk after B bytes (the
+///   session URI is then on the raw fault listener).
+/// - `POST …?uploadType=multipart` (`multipart/related`) and `…?uploadType=media`.
+/// - `GET /files/v1/files/{id}`: the file's metadata, with `md5Hash` and `crc32c`.
+/// - `GET /download/files/v1/files/{id}?alt=media`: the bytes, with `Range`/`If-Range`, `ETag`
+///   and `x-goog-hash`.
+public final class FilesAPI: Sendable {
+    struct Faults {
+        var partial: Int64?
+        var failChunk: (index: Int, status: Int)?
+        var expireAfter: Int?
+        var dropAfter: Int64?
+    }
+
+    struct Session {
+        var path: URL
+        var received: Int64 = 0
+        var total: Int64?
+        var name: String
+        var contentType: String
+        var metadata: [String: String]
+        var faults: Faults
+        var chunks = 0
+        var failed = false
+        var dropped = false
+    }
+
+    struct StoredFile {
+        var path: URL
+        var name: String
+        var size: Int64
+        var contentType: String
+        var md5: String
+        var crc32c: String
+        var generation: Int
+        var metadata: [String: String]
+    }
+
+    struct State {
+        var sessions: [String: Session] = [:]
+        var files: [String: StoredFile] = [:]
+        var nextID = 0
+        /// Names whose uploads already had their fault: a retry or restart goes through.
+        var faulted: Set<String> = []
+        var statusQueries = 0
+        var chunkRequests = 0
+    }
+
+    private let state = Mutex(State())
+    let directory: URL
+    private let dropBase = Mutex("")
+    private let mainBase = Mutex("")
+
+    init() {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-files-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func setBaseURLs(main: String, drop: String) {
+        mainBase.withLock { $0 = main }
+        dropBase.withLock { $0 = drop }
+    }
+
+    /// Status queries received, all sessions together.
+    public var statusQueryCount: Int { state.withLock { $0.statusQueries } }
+    /// Chunk requests (with data) received.
+    public var chunkRequestCount: Int { state.withLock { $0.chunkRequests } }
+    /// Bytes the server holds for an upload session that has not finished.
+    public func receivedBytes(uploadID: String) -> Int64? { state.withLock { $0.sessions[uploadID]?.received } }
+    /// The stored bytes of a finished upload, by name.
+    public func contents(named name: String) -> Data? {
+        let path = state.withLock { $0.files.values.first { $0.name == name }?.path }
+        return path.flatMap { try? Data(contentsOf: $0) }
+    }
+    /// The server's MD5 (base64) and CRC32C (base64, big-endian) of a stored file, by name.
+    public func checksums(named name: String) -> (md5: String, crc32c: String)? {
+        state.withLock { $0.files.values.first { $0.name == name }.map { ($0.md5, $0.crc32c) } }
+    }
+
+    /// Stores a file directly, for download tests.
+    public func store(name: String, contents: Data, contentType: String = "application/octet-stream") throws {
+        let path = directory.appendingPathComponent("stored-\(UUID().uuidString)")
+        try contents.write(to: path)
+        try finalize(path: path, name: name, contentType: contentType, metadata: [:])
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: Routes
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post("/upload/files/v1/files") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 64 << 20)
+            return self.begin(APIRequest(request, body: body)).hummingbirdResponse
+        }
+        router.put("/upload/files/v1/files") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 64 << 20)
+            return self.chunk(APIRequest(request, body: body)).hummingbirdResponse
+        }
+        router.get("/files/v1/files/{id}") { request, context in
+            let id = try context.parameters.require("id")
+            guard let file = self.state.withLock({ $0.files[id] }) else {
+                return NotesAPI.error(404, "notFound", "No such file: \(id)").hummingbirdResponse
+            }
+            return NotesAPI.json(Self.object(id: id, file: file)).hummingbirdResponse
+        }
+        router.get("/download/files/v1/files/{id}") { request, context in
+            try self.download(request, id: try context.parameters.require("id"))
+        }
+    }
+
+    // MARK: Uploads
+
+    private func begin(_ request: APIRequest) -> APIResponse {
+        let name = request.parameter("name") ?? "unnamed-\(UUID().uuidString.prefix(8))"
+        switch request.parameter("uploadType") {
+        case "resumable":
+            var faults = Faults()
+            faults.partial = request.parameter("partial").flatMap { Int64($0) }
+            if let fail = request.parameter("fail")?.split(separator: ":"), fail.count == 2, let index = Int(fail[0]), let status = Int(fail[1]) {
+                faults.failChunk = (index, status)
+            }
+            faults.expireAfter = request.parameter("expire").flatMap { Int($0) }
+            faults.dropAfter = request.parameter("drop").flatMap { Int64($0) }
+            if state.withLock({ !$0.faulted.insert(name).inserted }) { faults = Faults() } // each fault strikes once per name
+            let body = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
+            let metadata = body["metadata"] as? [String: String] ?? [:]
+            let (id, path) = state.withLock { state -> (String, URL) in
+                state.nextID += 1
+                let id = "upload-\(state.nextID)-\(UUID().uuidString.prefix(6))"
+                let path = directory.appendingPathComponent(id)
+                state.sessions[id] = Session(path: path, total: request.header("X-Upload-Content-Length").flatMap { Int64($0) },
+                                             name: name, contentType: request.header("X-Upload-Content-Type") ?? "application/octet-stream",
+                                             metadata: metadata, faults: faults)
+                return (id, path)
+            }
+            _ = FileManager.default.createFile(atPath: path.path, contents: nil)
+            let base = faults.dropAfter == nil ? mainBase.withLock { $0 } : dropBase.withLock { $0 }
+            return APIResponse(status: 200, headers: [("Location", "\(base)/upload/files/v1/files?uploadType=resumable&upload_id=\(id)")])
+        case "media":
+            return storeWhole(request.body, name: name, contentType: request.header("Content-Type") ?? "application/octet-stream", metadata: [:])
+        case "multipart":
+            guard let contentType = request.header("Content-Type"), let boundary = contentType.components(separatedBy: "boundary=").last else {
+                return NotesAPI.error(400, "badRequest", "multipart/related needs a boundary")
+            }
+            let pieces = Self.relatedParts(request.body, boundary: boundary)
+            guard pieces.count == 2 else { return NotesAPI.error(400, "badRequest", "multipart/related needs metadata and media") }
+            let metadata = (try? JSONSerialization.jsonObject(with: pieces[0].body) as? [String: Any]) ?? [:]
+            return storeWhole(pieces[1].body, name: metadata["name"] as? String ?? name, contentType: pieces[1].contentType,
+                              metadata: metadata["metadata"] as? [String: String] ?? [:])
+        default:
+            return NotesAPI.error(400, "badRequest", "uploadType must be resumable, multipart or media")
+        }
+    }
+
+    private func storeWhole(_ body: Data, name: String, contentType: String, metadata: [String: String]) -> APIResponse {
+        let path = directory.appendingPathComponent("whole-\(UUID().uuidString)")
+        do {
+            try body.write(to: path)
+            let (id, file) = try finalize(path: path, name: name, contentType: contentType, metadata: metadata)
+            return NotesAPI.json(Self.object(id: id, file: file))
+        } catch {
+            return NotesAPI.error(500, "backendError", "cannot store: \(error)")
+        }
+    }
+
+    /// A chunk or a status query on a session URI.
+    func chunk(_ request: APIRequest) -> APIResponse {
+        guard let id = request.parameter("upload_id") else { return NotesAPI.error(400, "badRequest", "no upload_id") }
+        guard var session = state.withLock({ $0.sessions[id] }) else {
+            return NotesAPI.error(404, "notFound", "No such upload session (it may have expired)")
+        }
+        guard let range = Self.contentRange(request.header("Content-Range")) else {
+            return NotesAPI.error(400, "badRequest", "a chunk needs Content-Range")
+        }
+        if let total = range.total { session.total = total }
+        guard let first = range.first else {
+            state.withLock { $0.statusQueries += 1 }
+            return answer(id: id, session: session)
+        }
+        state.withLock { $0.chunkRequests += 1 }
+        session.chunks += 1
+        if let fail = session.faults.failChunk, fail.index == session.chunks, !session.failed {
+            session.failed = true
+            state.withLock { $0.sessions[id] = session }
+            return NotesAPI.error(fail.status, "backendError", "injected failure on chunk \(session.chunks)")
+        }
+        guard first <= session.received else {
+            return NotesAPI.error(400, "badRequest", "chunk starts at \(first) but only \(session.received) bytes were received")
+        }
+        var bytes = request.body
+        let overlap = Int(session.received - first)
+        bytes = overlap < bytes.count ? bytes.dropFirst(overlap) : Data()
+        if let partial = session.faults.partial, Int64(bytes.count) > partial { bytes = bytes.prefix(Int(partial)) }
+        append(bytes, to: &session)
+        if let expire = session.faults.expireAfter, session.chunks >= expire {
+            state.withLock { _ = $0.sessions.removeValue(forKey: id) }
+            return NotesAPI.error(404, "notFound", "the upload session expired")
+        }
+        return answer(id: id, session: session)
+    }
+
+    /// Keeps the first `count` bytes of a dropped chunk (they did arrive), then forgets the drop fault.
+    func partialChunk(uploadID: String, contentRange: String?, bytes: Data) {
+        guard var session = state.withLock({ $0.sessions[uploadID] }), let range = Self.contentRange(contentRange),
+              let first = range.first, first <= session.received else { return }
+        if let total = range.total { session.total = total }
+        session.dropped = true
+        let overlap = Int(session.received - first)
+        append(overlap < bytes.count ? bytes.dropFirst(overlap) : Data(), to: &session)
+    }
+
+    func shouldDrop(uploadID: String) -> Int64? {
+        state.withLock { state in
+            guard let session = state.sessions[uploadID], !session.dropped else { return nil }
+            return session.faults.dropAfter
+        }
+    }
+
+    private func append(_ bytes: Data, to session: inout Session) {
+        if !bytes.isEmpty, let handle = FileHandle(forWritingAtPath: session.path.path) {
+            handle.seekToEndOfFile()
+            handle.write(bytes)
+            try? handle.close()
+            session.received += Int64(bytes.count)
+        }
+        let updated = session
+        state.withLock { state in
+            if state.sessions[updated.path.lastPathComponent] != nil { state.sessions[updated.path.lastPathComponent] = updated }
+        }
+    }
+
+    /// 308 with what the server has, or 200 with the file once every byte arrived.
+    private func answer(id: String, session: Session) -> APIResponse {
+        if let total = session.total, session.received >= total {
+            do {
+                let (fileID, file) = try finalize(path: session.path, name: session.name, contentType: session.contentType,
+                                                  metadata: session.metadata)
+                state.withLock { _ = $0.sessions.removeValue(forKey: id) }
+                return NotesAPI.json(Self.object(id: fileID, file: file))
+            } catch {
+                return NotesAPI.error(500, "backendError", "cannot finalize: \(error)")
+            }
+        }
+        var headers: [(String, String)] = [("Content-Length", "0")]
+        if session.received > 0 { headers.append(("Range", "bytes=0-\(session.received - 1)")) }
+        return APIResponse(status: 308, headers: headers)
+    }
+
+    @discardableResult
+    private func finalize(path: URL, name: String, contentType: String, metadata: [String: String]) throws -> (String, StoredFile) {
+        var md5 = Insecure.MD5()
+        var crc: UInt32 = 0
+        var size: Int64 = 0
+        let handle = try FileHandle(forReadingFrom: path)
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            md5.update(data: chunk)
+            crc = chunk.withUnsafeBytes { courier_crc32c_update(crc, $0.baseAddress, $0.count) }
+            size += Int64(chunk.count)
+        }
+        try handle.close()
+        let crcBytes = withUnsafeBytes(of: crc.bigEndian) { Data($0) }
+        return state.withLock { state in
+            state.nextID += 1
+            let id = "file-\(state.nextID)"
+            let file = StoredFile(path: path, name: name, size: size, contentType: contentType,
+                                  md5: Data(md5.finalize()).base64EncodedString(), crc32c: crcBytes.base64EncodedString(),
+                                  generation: state.nextID, metadata: metadata)
+            state.files[id] = file
+            return (id, file)
+        }
+    }
+
+    static func object(id: String, file: StoredFile) -> [String: Any] {
+        var object: [String: Any] = ["kind": "files#file", "id": id, "name": file.name, "size": String(file.size),
+                                     "contentType": file.contentType, "md5Hash": file.md5, "crc32c": file.crc32c,
+                                     "generation": String(file.generation), "etag": "\"\(file.md5)\""]
+        if !file.metadata.isEmpty { object["metadata"] = file.metadata }
+        return object
+    }
+
+    /// `bytes a-b/total`, `bytes */total`, `bytes a-b/*`, `bytes */*`.
+    static func contentRange(_ header: String?) -> (first: Int64?, total: Int64?)? {
+        guard let header, header.hasPrefix("bytes ") else { return nil }
+        let parts = header.dropFirst("bytes ".count).split(separator: "/")
+        guard parts.count == 2 else { return nil }
+        let total = parts[1] == "*" ? nil : Int64(parts[1])
+        if parts[0] == "*" { return (nil, total) }
+        let bounds = parts[0].split(separator: "-")
+        guard bounds.count == 2, let first = Int64(bounds[0]) else { return nil }
+        return (first, total)
+    }
+
+    static func relatedParts(_ body: Data, boundary: String) -> [(contentType: String, body: Data)] {
+        let delimiter = Data("--\(boundary)".utf8)
+        var parts: [(contentType: String, body: Data)] = []
+        var search = body.startIndex
+        var starts: [Data.Index] = []
+        while let range = body.range(of: delimiter, in: search..<body.endIndex) {
+            starts.append(range.upperBound)
+            search = range.upperBound
+        }
+        for (index, start) in starts.enumerated() where index + 1 < starts.count {
+            let end = starts[index + 1] - delimiter.count - 2 // the CRLF before the next delimiter
+            guard start + 2 <= end, let split = body.range(of: Data("\r\n\r\n".utf8), in: (start + 2)..<end) else { continue }
+            let head = String(decoding: body[(start + 2)..<split.lowerBound], as: UTF8.self)
+            let contentType = head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
+                .map { String($0.dropFirst("content-type:".count)).trimmingCharacters(in: .whitespaces) } ?? ""
+            parts.append((contentType, Data(body[split.upperBound..<end])))
+        }
+        return parts
+    }
+
+    // MARK: Downloads
+
+    private func download(_ request: Request, id: String) throws -> Response {
+        guard let file = state.withLock({ $0.files[id] }) else {
+            return NotesAPI.error(404, "notFound", "No such file: \(id)").hummingbirdResponse
+        }
+        let etag = "\"\(file.md5)\""
+        var start: Int64 = 0
+        var status = HTTPResponse.Status.ok
+        var headers: HTTPFields = [.contentType: file.contentType, .eTag: etag,
+                                   HTTPField.Name("x-goog-hash")!: "crc32c=\(file.crc32c),md5=\(file.md5)", .acceptRanges: "bytes"]
+        if let range = request.headers[.range], range.hasPrefix("bytes="), request.headers[.ifRange].map({ $0 == etag }) ?? true,
+           let first = Int64(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
+            guard first < file.size else {
+                headers[.contentRange] = "bytes */\(file.size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+            start = first
+            status = .partialContent
+            headers[.contentRange] = "bytes \(first)-\(file.size - 1)/\(file.size)"
+        }
+        let path = file.path
+        let offset = start
+        let length = file.size - start
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in
+            let handle = try FileHandle(forReadingFrom: path)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(offset))
+            while let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty {
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
+
+extension APIRequest {
+    init(_ request: Request, body: ByteBuffer) {
+        self.init(method: request.method.rawValue, rawPath: request.uri.path, query: request.uri.query ?? "",
+                  headers: request.headers.map { ($0.name.rawName, $0.value) }, body: Data(body.readableBytesView))
+    }
+}

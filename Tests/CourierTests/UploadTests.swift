@@ -1,0 +1,408 @@
+@testable import Courier
+import CourierTestServer
+import CourierTesting
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+enum Files {
+    static func api(_ server: TestServer) -> APIDescription {
+        APIDescription(name: "files", version: "v1", rootURL: server.baseURL, servicePath: "files/v1/")
+    }
+
+    /// files.insert with media, as a generated client would build it.
+    static func insert(_ server: TestServer, name: String, upload: UploadParameters, faults: [String: String] = [:],
+                       metadata: JSONObject? = nil) -> Query<GenericObject> {
+        var query = Query<GenericObject>(api: api(server), name: "files.files.insert", method: .post, path: "files")
+        query.uploadPath = "/upload/files/v1/files"
+        query.parameters.set("name", name)
+        for (key, value) in faults.sorted(by: { $0.key < $1.key }) { query.parameters.set(key, value) }
+        if let metadata { query.body = .object(metadata) }
+        query.upload = upload
+        return query
+    }
+
+    static func media(_ server: TestServer, id: String) -> Query<MediaData> {
+        var query = Query<MediaData>(api: api(server), name: "files.files.get", path: "/download/files/v1/files/{id}",
+                                     pathParameters: ["id": id])
+        query.downloadsMedia = true
+        return query
+    }
+}
+
+/// A file of pattern bytes in the temporary directory, removed by `remove()`.
+struct PatternFile: Sendable {
+    let url: URL
+    let size: Int
+
+    init(size: Int, name: String = UUID().uuidString) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(name).bin")
+        self.size = size
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var offset = 0
+        while offset < size {
+            let count = min(4 << 20, size - offset)
+            try handle.write(contentsOf: Data(TestPattern.bytes(count: count, offset: offset)))
+            offset += count
+        }
+    }
+
+    var contents: Data { (try? Data(contentsOf: url)) ?? Data() }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+@Suite struct ResumableUploadTests {
+    func uploading(_ size: Int, chunk: Int = 256 << 10, faults: [String: String] = [:],
+                   configure: (inout UploadParameters) -> Void = { _ in },
+                   check: (TestServer, ServiceActor, UploadTask<GenericObject>, PatternFile) async throws -> Void) async throws {
+        let file = try PatternFile(size: size)
+        defer { file.remove() }
+        try await withTestServer { server in
+            let clock = VirtualClock()
+            var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
+            configuration.retry = RetryPolicy(initialDelay: 1...1)
+            try await withService(configuration: configuration) { service in
+                var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
+                parameters.chunkSize = chunk
+                configure(&parameters)
+                let task = service.upload(Files.insert(server, name: file.url.lastPathComponent, upload: parameters, faults: faults))
+                try await check(server, service, task, file)
+            }
+        }
+    }
+
+    @Test func aFileInChunksArrivesByteIdenticalWithProgress() async throws {
+        try await uploading(900_000) { server, _, task, file in
+            let seen = Mutex<[Int64]>([])
+            let watcher = Task { for await progress in task.progress { seen.withLock { $0.append(progress.bytesSent) } } }
+            let object = try await task.value
+            _ = await watcher.value
+            #expect(object.json["size"] == "900000")
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+            #expect(server.files.chunkRequestCount == 4) // 3 × 256 KiB + the rest
+            let values = seen.withLock { $0 }
+            #expect(values.last == 900_000)
+            #expect(values == values.sorted())
+            #expect(task.session == nil) // done: nothing left to resume
+        }
+    }
+
+    @Test func dataSourcesToo() async throws {
+        try await withTestServer { server in
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                let bytes = Data(TestPattern.bytes(count: 300_000))
+                var parameters = UploadParameters(data: bytes, mimeType: "application/octet-stream")
+                parameters.chunkSize = 256 << 10
+                let object = try await service.execute(Files.insert(server, name: "data.bin", upload: parameters))
+                #expect(object.json["size"] == "300000")
+                #expect(server.files.contents(named: "data.bin") == bytes)
+            }
+        }
+    }
+
+    @Test func threeOhEightsThatAcceptOnlyPartOfAChunk() async throws {
+        try await uploading(700_000, faults: ["partial": "100000"]) { server, _, task, file in
+            _ = try await task.value
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+            #expect(server.files.chunkRequestCount == 7) // 100,000 bytes kept per request
+            #expect(server.files.statusQueryCount == 0)
+        }
+    }
+
+    @Test func aServerErrorOnAChunkLeadsToAStatusQueryAndContinues() async throws {
+        try await uploading(900_000, faults: ["fail": "2:503"]) { server, _, task, file in
+            _ = try await task.value
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+            #expect(server.files.statusQueryCount == 1)
+        }
+    }
+
+    @Test func aDroppedConnectionMidChunkIsRecovered() async throws {
+        try await uploading(900_000, faults: ["drop": "100000"]) { server, _, task, file in
+            _ = try await task.value
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+            #expect(server.files.statusQueryCount == 1)
+        }
+    }
+
+    @Test func anExpiredSessionRestartsFromZero() async throws {
+        try await uploading(900_000, faults: ["expire": "2"]) { server, _, task, file in
+            _ = try await task.value
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+        }
+        try await uploading(900_000, faults: ["expire": "2"], configure: { $0.restartWhenSessionExpires = false }) { _, _, task, _ in
+            await #expect(throws: UploadError.sessionExpired) { try await task.value }
+        }
+    }
+
+    @Test func pauseLetsTheChunkFinishAndResumeNeedsNoStatusQuery() async throws {
+        try await uploading(8 << 20) { server, _, task, file in
+            #expect(await eventually { task.currentProgress.bytesSent > 0 })
+            task.pause()
+            #expect(await eventually { task.isPaused })
+            let received = task.currentProgress.bytesSent
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(task.currentProgress.bytesSent == received) // nothing moves while paused
+            #expect(task.session != nil)
+            task.resume()
+            _ = try await task.value
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+            #expect(server.files.statusQueryCount == 0)
+        }
+    }
+
+    @Test func cancelStopsTheUpload() async throws {
+        try await uploading(4_000_000) { _, service, task, _ in
+            task.pause()
+            #expect(await eventually { task.isPaused })
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            await expectNoLeaks(service)
+        }
+    }
+
+    @Test func multipartAndMediaUploads() async throws {
+        try await withTestServer { server in
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                let file = try PatternFile(size: 123_457)
+                defer { file.remove() }
+                let related = try await service.execute(Files.insert(
+                    server, name: "ignored", upload: UploadParameters(file: file.url, mimeType: "image/png", uploadProtocol: .multipart),
+                    metadata: ["name": "from-metadata.png", "metadata": ["owner": "me"]]))
+                #expect(related.json["name"] == "from-metadata.png")
+                #expect(related.json["contentType"] == "image/png")
+                #expect(related.json["metadata"]?["owner"] == "me")
+                #expect(server.files.contents(named: "from-metadata.png") == file.contents)
+
+                let media = try await service.execute(Files.insert(
+                    server, name: "plain.bin", upload: UploadParameters(data: Data("media bytes".utf8), mimeType: "text/plain", uploadProtocol: .media)))
+                #expect(media.json["size"] == "11")
+                #expect(server.files.contents(named: "plain.bin") == Data("media bytes".utf8))
+            }
+        }
+    }
+
+    @Test func anIntegrityMismatchIsATypedError() async throws {
+        let mock = MockTransport()
+        mock.on(.post, path: "/upload/files/v1/files") { _ in
+            HTTPResponse(status: 200, headers: ["Location": "https://mock.invalid/session/1"], url: URL(string: "https://mock.invalid/")!)
+        }
+        mock.on(.put, path: "/session/1") { _ in
+            try .json(["id": "f", "size": "5", "md5Hash": "XUFAKrxLKna5cZ2REBfFkg==", "crc32c": "AAAAAA=="])
+        }
+        var configuration = ServiceActor.Configuration()
+        configuration.testHandler = mock.handler
+        try await withService(configuration: configuration) { service in
+            var query = Query<GenericObject>(api: TestAPIs.notes, name: "files.insert", method: .post, path: "files")
+            query.uploadPath = "/upload/files/v1/files"
+            query.upload = UploadParameters(data: Data("other".utf8), mimeType: "text/plain")
+            let error = await #expect(throws: IntegrityError.self) { try await service.execute(query) }
+            #expect(error?.message.contains("md5") == true)
+        }
+    }
+
+    @Test func uploadsAreNotAllowedInWireBatches() async throws {
+        try await withTestServer { server in
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                let query = Files.insert(server, name: "x", upload: UploadParameters(data: Data("x".utf8), mimeType: "text/plain"))
+                let results = try await service.executeBatch(QueryBatch(query))
+                #expect(results.failures[query.requestID] as? BatchError == .notAllowed)
+            }
+        }
+    }
+}
+
+/// Separate processes: a gibibyte with flat memory, and a crash in the middle of an upload.
+@Suite struct UploadProcessTests {
+    struct Report: Decodable {
+        var size: String
+        var md5Hash: String
+        var crc32c: String
+        var baselineKiB: Int
+        var peakKiB: Int
+    }
+
+    static var helper: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("CourierTestHelper")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aGibibyteUploadKeepsPeakRSSUnder64MiB() async throws {
+        let size = 1 << 30
+        let file = try await onOwnThread { try PatternFile(size: size, name: "gib") }
+        defer { file.remove() }
+        let local = try await onOwnThread {
+            let expected = ChecksumAccumulator()
+            try ChecksumAccumulator.file(file.url, range: 0..<Int64(size), into: expected)
+            return expected.finish()
+        }
+        try await withTestServer { server in
+            let run = try await runProcess(Self.helper, ["upload", server.baseURL.absoluteString, file.url.path, "\(8 << 20)", "-"])
+            #expect(run.status == 0, "\(run.error)")
+            let report = try JSONDecoder().decode(Report.self, from: run.output)
+            #expect(report.size == "\(size)")
+            #expect(report.md5Hash == local.md5Base64)
+            #expect(report.crc32c == local.crc32cBase64)
+            let peakMiB = Double(report.peakKiB) / 1024
+            print("1 GiB upload: peak RSS \(peakMiB) MiB (baseline \(report.baselineKiB / 1024) MiB)")
+            #expect(peakMiB < 64)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func killNineThenResumeInANewProcessIsByteIdentical() async throws {
+        let file = try PatternFile(size: 6 << 20, name: "crash")
+        defer { file.remove() }
+        let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-session-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: sessionFile) }
+        // Each request waits 40 ms on the server, so the upload takes long enough to be killed midway.
+        let server = try await TestServer.start(latency: .milliseconds(40))
+        do {
+            let process = Process()
+            process.executableURL = Self.helper
+            process.arguments = ["upload", server.baseURL.absoluteString, file.url.path, "\(256 << 10)", sessionFile.path]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // Wait until a few chunks are acknowledged and saved, then kill it without warning.
+            #expect(await eventually(within: 30) { ((try? UploadSession(contentsOf: sessionFile))?.offset ?? 0) >= 1 << 20 })
+            kill(process.processIdentifier, SIGKILL)
+            let reason = try await onOwnThread { () -> Process.TerminationReason in
+                process.waitUntilExit()
+                return process.terminationReason
+            }
+            #expect(reason == .uncaughtSignal)
+            let saved = try UploadSession(contentsOf: sessionFile)
+            #expect(saved.offset > 0 && saved.offset < saved.totalBytes)
+
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
+                parameters.sessionFile = sessionFile
+                let query = Files.insert(server, name: file.url.lastPathComponent, upload: parameters)
+                let object = try await service.resumeUpload(from: sessionFile, query: query).value
+                let stored = try #require(server.files.contents(named: file.url.lastPathComponent))
+                #expect(stored == file.contents)
+                let local = ChecksumAccumulator()
+                local.update(file.contents)
+                let sums = local.finish()
+                #expect(object.json["md5Hash"]?.stringValue == sums.md5Base64)
+                #expect(object.json["crc32c"]?.stringValue == sums.crc32cBase64)
+                #expect(server.files.statusQueryCount == 1) // the new process asked where to continue
+                #expect(!FileManager.default.fileExists(atPath: sessionFile.path))
+            }
+        }
+        await server.stop()
+    }
+
+    @Test func aChangedFileIsRefused() async throws {
+        try await withTestServer { server in
+            let file = try PatternFile(size: 600_000)
+            defer { file.remove() }
+            // A session saved while uploading this file...
+            let session = UploadSession(sessionURI: server.url("/upload/files/v1/files?upload_id=none"), offset: 262_144,
+                                        totalBytes: 600_000, chunkSize: 262_144, mimeType: "application/octet-stream",
+                                        file: try UploadSession.FileIdentity(of: file.url), queryName: "files.insert",
+                                        verifyIntegrity: true)
+            // ...then the file changes (same size, new bytes) before the resume.
+            let handle = try FileHandle(forWritingTo: file.url)
+            try handle.write(contentsOf: Data("changed".utf8))
+            try handle.close()
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                let query = Files.insert(server, name: "changing", upload: UploadParameters(file: file.url, mimeType: "application/octet-stream"))
+                await #expect(throws: UploadError.fileChanged) { try await service.resumeUpload(session, query: query).value }
+            }
+            #expect(server.files.chunkRequestCount == 0 && server.files.statusQueryCount == 0) // refused before sending
+        }
+    }
+}
+
+@Suite struct DownloadTests {
+    func withStoredFile<T>(size: Int, _ body: (TestServer, ServiceActor, String, Data) async throws -> T) async throws -> T {
+        try await withTestServer { server in
+            let contents = Data(TestPattern.bytes(count: size))
+            try server.files.store(name: "download.bin", contents: contents)
+            return try await withService(configuration: .testing(server.baseURL)) { service in
+                let listing = try await service.send(HTTPRequest(url: server.url("/files/v1/files/file-1")))
+                #expect(listing.status == 200)
+                return try await body(server, service, "file-1", contents)
+            }
+        }
+    }
+
+    @Test func mediaToAFileWithProgressAndIntegrity() async throws {
+        try await withStoredFile(size: 3_000_000) { server, service, id, contents in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            let seen = Mutex<[Int64]>([])
+            let result = try await service.downloadFile(Files.media(server, id: id), to: target, options: DownloadOptions(progress: { progress in
+                seen.withLock { $0.append(progress.bytesWritten) }
+            }))
+            #expect(try Data(contentsOf: target) == contents)
+            #expect(result.bytes == 3_000_000)
+            #expect(result.resumedFrom == 0)
+            #expect(seen.withLock { $0.last } == 3_000_000)
+            #expect(!FileManager.default.fileExists(atPath: PartialDownload.sidecar(for: target).path))
+        }
+    }
+
+    @Test func aPartialFileResumesWithRange() async throws {
+        try await withStoredFile(size: 3_000_000) { server, service, id, contents in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            // A first run that stopped after 1,000,000 bytes (a crash, a cancelled task).
+            let partial = try await service.stream(HTTPRequest(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media")!))
+            try contents.prefix(1_000_000).write(to: target)
+            let marker = PartialDownload(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media&prettyPrint=false")!.absoluteString,
+                                         etag: partial.headers["ETag"], lastModified: nil, totalBytes: 3_000_000)
+            try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: target))
+            let result = try await service.downloadFile(Files.media(server, id: id), to: target)
+            #expect(result.resumedFrom == 1_000_000)
+            #expect(try Data(contentsOf: target) == contents)
+        }
+    }
+
+    @Test func aChangedObjectIsDownloadedWholeAgain() async throws {
+        try await withStoredFile(size: 500_000) { server, service, id, contents in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            try Data(repeating: 7, count: 200_000).write(to: target)
+            let marker = PartialDownload(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media&prettyPrint=false")!.absoluteString,
+                                         etag: "\"an-old-version\"", lastModified: nil, totalBytes: 500_000)
+            try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: target))
+            let result = try await service.downloadFile(Files.media(server, id: id), to: target)
+            #expect(result.resumedFrom == 0) // If-Range did not match: the server sent it all
+            #expect(try Data(contentsOf: target) == contents)
+        }
+    }
+
+    @Test func corruptLocalBytesFailTheIntegrityCheck() async throws {
+        try await withStoredFile(size: 500_000) { server, service, id, _ in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            let etag = try await service.stream(HTTPRequest(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media")!)).headers["ETag"]
+            try Data(repeating: 7, count: 200_000).write(to: target) // wrong bytes, right ETag
+            let marker = PartialDownload(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media&prettyPrint=false")!.absoluteString,
+                                         etag: etag, lastModified: nil, totalBytes: 500_000)
+            try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: target))
+            await #expect(throws: IntegrityError.self) { try await service.downloadFile(Files.media(server, id: id), to: target) }
+        }
+    }
+
+    @Test func toMemoryOnlyUnderALimit() async throws {
+        try await withStoredFile(size: 2_000_000) { server, service, id, contents in
+            let media = try await service.execute(Files.media(server, id: id))
+            #expect(media.data == contents)
+        }
+        try await withTestServer { server in
+            try server.files.store(name: "big", contents: Data(count: 2_000_000))
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.maxResponseBodySize = 1_000_000
+            try await withService(configuration: configuration) { service in
+                await #expect(throws: TransportError.bodyTooLarge) { try await service.execute(Files.media(server, id: "file-1")) }
+            }
+        }
+    }
+}
