@@ -15,6 +15,7 @@ import Synchronization
 ///   after K chunks (404); `drop=B` resets the connection of the first chunk after B bytes (the
 ///   session URI is then on the raw fault listener).
 /// - `POST …?uploadType=multipart` (`multipart/related`) and `…?uploadType=media`.
+///   `sink=1` keeps and hashes nothing, for benchmarks of the protocol itself.
 /// - `GET /files/v1/files/{id}`: the file's metadata, with `md5Hash` and `crc32c`.
 /// - `GET /download/files/v1/files/{id}?alt=media`: the bytes, with `Range`/`If-Range`, `ETag`
 ///   and `x-goog-hash`.
@@ -37,6 +38,16 @@ public final class FilesAPI: Sendable {
         var chunks = 0
         var failed = false
         var dropped = false
+        /// `sink=1`: count the bytes and keep nothing (benchmarks of the protocol itself).
+        var sink = false
+        /// Hashed as bytes arrive (always in order), so finishing needs no second pass.
+        var md5 = LockedMD5()
+        var crc: UInt32 = 0
+    }
+
+    /// swift-crypto's MD5 is not `Sendable`; this one lives in the state lock and is only used under it.
+    struct LockedMD5: @unchecked Sendable {
+        var hasher = Insecure.MD5()
     }
 
     struct StoredFile {
@@ -143,13 +154,16 @@ public final class FilesAPI: Sendable {
             if state.withLock({ !$0.faulted.insert(name).inserted }) { faults = Faults() } // each fault strikes once per name
             let body = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
             let metadata = body["metadata"] as? [String: String] ?? [:]
+            let sink = request.parameter("sink") == "1"
             let (id, path) = state.withLock { state -> (String, URL) in
                 state.nextID += 1
                 let id = "upload-\(state.nextID)-\(UUID().uuidString.prefix(6))"
                 let path = directory.appendingPathComponent(id)
-                state.sessions[id] = Session(path: path, total: request.header("X-Upload-Content-Length").flatMap { Int64($0) },
-                                             name: name, contentType: request.header("X-Upload-Content-Type") ?? "application/octet-stream",
-                                             metadata: metadata, faults: faults)
+                var session = Session(path: path, total: request.header("X-Upload-Content-Length").flatMap { Int64($0) },
+                                      name: name, contentType: request.header("X-Upload-Content-Type") ?? "application/octet-stream",
+                                      metadata: metadata, faults: faults)
+                session.sink = sink
+                state.sessions[id] = session
                 return (id, path)
             }
             _ = FileManager.default.createFile(atPath: path.path, contents: nil)
@@ -236,11 +250,15 @@ public final class FilesAPI: Sendable {
     }
 
     private func append(_ bytes: Data, to session: inout Session) {
-        if !bytes.isEmpty, let handle = FileHandle(forWritingAtPath: session.path.path) {
+        if session.sink {
+            session.received += Int64(bytes.count)
+        } else if !bytes.isEmpty, let handle = FileHandle(forWritingAtPath: session.path.path) {
             handle.seekToEndOfFile()
             handle.write(bytes)
             try? handle.close()
             session.received += Int64(bytes.count)
+            session.md5.hasher.update(data: bytes)
+            session.crc = bytes.withUnsafeBytes { courier_crc32c_update(session.crc, $0.baseAddress, $0.count) }
         }
         let updated = session
         state.withLock { state in
@@ -251,9 +269,13 @@ public final class FilesAPI: Sendable {
     /// 308 with what the server has, or 200 with the file once every byte arrived.
     private func answer(id: String, session: Session) -> APIResponse {
         if let total = session.total, session.received >= total {
+            if session.sink {
+                state.withLock { _ = $0.sessions.removeValue(forKey: id) }
+                return NotesAPI.json(["kind": "files#file", "name": session.name, "size": String(session.received)])
+            }
             do {
                 let (fileID, file) = try finalize(path: session.path, name: session.name, contentType: session.contentType,
-                                                  metadata: session.metadata)
+                                                  metadata: session.metadata, hashed: (session.md5.hasher, session.crc, session.received))
                 state.withLock { _ = $0.sessions.removeValue(forKey: id) }
                 return NotesAPI.json(Self.object(id: fileID, file: file))
             } catch {
@@ -266,17 +288,20 @@ public final class FilesAPI: Sendable {
     }
 
     @discardableResult
-    private func finalize(path: URL, name: String, contentType: String, metadata: [String: String]) throws -> (String, StoredFile) {
-        var md5 = Insecure.MD5()
-        var crc: UInt32 = 0
-        var size: Int64 = 0
-        let handle = try FileHandle(forReadingFrom: path)
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            md5.update(data: chunk)
-            crc = chunk.withUnsafeBytes { courier_crc32c_update(crc, $0.baseAddress, $0.count) }
-            size += Int64(chunk.count)
+    private func finalize(path: URL, name: String, contentType: String, metadata: [String: String],
+                          hashed: (md5: Insecure.MD5, crc: UInt32, size: Int64)? = nil) throws -> (String, StoredFile) {
+        var md5 = hashed?.md5 ?? Insecure.MD5()
+        var crc: UInt32 = hashed?.crc ?? 0
+        var size: Int64 = hashed?.size ?? 0
+        if hashed == nil {
+            let handle = try FileHandle(forReadingFrom: path)
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                md5.update(data: chunk)
+                crc = chunk.withUnsafeBytes { courier_crc32c_update(crc, $0.baseAddress, $0.count) }
+                size += Int64(chunk.count)
+            }
+            try handle.close()
         }
-        try handle.close()
         let crcBytes = withUnsafeBytes(of: crc.bigEndian) { Data($0) }
         return state.withLock { state in
             state.nextID += 1

@@ -10,6 +10,7 @@ enum HTTPBinRoutes {
             router.on("/echo", method: method, use: echo)
             router.on("/status/{code}", method: method, use: status)
             router.on("/upload", method: method, use: upload)
+            router.on("/discard", method: method, use: discard)
             router.on("/redirect/{count}", method: method, use: redirect)
             router.on("/redirect-to", method: method, use: redirectTo)
         }
@@ -85,6 +86,14 @@ enum HTTPBinRoutes {
         try await lifecycle.pause(.milliseconds(milliseconds))
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"delayedMs":\#(milliseconds)}"#)))
+    }
+
+    /// Consumes a body and only counts it: a sink for throughput benchmarks.
+    @Sendable static func discard(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var count = 0
+        for try await buffer in request.body { count += buffer.readableBytes }
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"bytes":\#(count)}"#)))
     }
 
     /// `count` pattern bytes in 64 KiB writes, with Content-Length unless `chunked`.

@@ -8,7 +8,7 @@ struct CourierBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Closed-loop load through Courier, for rough numbers.",
-        subcommands: [Load.self, Serve.self, JSONBench.self, BatchBench.self]
+        subcommands: [Load.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self]
     )
 }
 

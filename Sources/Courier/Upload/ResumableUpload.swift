@@ -8,7 +8,7 @@ struct ResumableUpload<Response: QueryResponse> {
     let parameters: UploadParameters
     let control: UploadControl
     let total: Int64
-    private let checksums: ConfirmedChecksums
+    private let checksums: SourceChecksums?
     private var machine: UploadStateMachine
     private var retry: RetryStateMachine
     private var finalResponse: HTTPResponse?
@@ -21,13 +21,14 @@ struct ResumableUpload<Response: QueryResponse> {
         self.parameters = parameters
         self.control = control
         total = try parameters.byteCount()
-        checksums = ConfirmedChecksums(source: parameters.source)
+        checksums = parameters.verifyIntegrity ? SourceChecksums(source: parameters.source, total: total) : nil
         machine = UploadStateMachine(total: total, chunkSize: parameters.effectiveChunkSize,
                                      restartWhenSessionExpires: parameters.restartWhenSessionExpires)
         retry = RetryStateMachine(policy: execution.retryPolicy, queryName: execution.query.name, replayable: true)
     }
 
     mutating func run(resuming session: UploadSession?) async throws -> Response {
+        defer { checksums?.cancel() }
         if let session {
             guard case .file(let url) = parameters.source else {
                 throw UploadError(.invalidParameters, message: "only file uploads can be resumed in another process")
@@ -58,7 +59,7 @@ struct ResumableUpload<Response: QueryResponse> {
                 try await control.waitWhilePaused()
                 action = machine.resume() ?? machine.start()
             case .finish:
-                return try finish()
+                return try await finish()
             case .fail(let error):
                 throw error
             }
@@ -73,7 +74,6 @@ struct ResumableUpload<Response: QueryResponse> {
         request.headers["X-Upload-Content-Type"] = parameters.mimeType
         request.headers["X-Upload-Content-Length"] = String(total)
         if request.body.isEmpty { request.headers["Content-Length"] = "0" }
-        checksums.reset()
         control.publish(UploadProgress(bytesSent: 0, totalBytes: total))
         let response: HTTPResponse
         do {
@@ -131,13 +131,11 @@ struct ResumableUpload<Response: QueryResponse> {
                 throw UploadError(.protocolViolation, message: "a 308 with an unreadable Range: \(response.headers["Range"] ?? "")")
             }
             let next = machine.incomplete(lastByte: lastByte)
-            try checksums.advance(to: machine.offset)
             retry = RetryStateMachine(policy: execution.retryPolicy, queryName: query.name, replayable: true)
             control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: total))
             saveSession()
             return next
         case 404, 410:
-            checksums.reset()
             let next = machine.failed(sessionGone: true)
             if case .fail = next { removeSession() }
             return next
@@ -169,12 +167,11 @@ struct ResumableUpload<Response: QueryResponse> {
         return machine.retryAfterBackoff()
     }
 
-    private mutating func finish() throws -> Response {
+    private mutating func finish() async throws -> Response {
         guard let response = finalResponse else { throw UploadError(.protocolViolation, message: "finished without a response") }
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
-        if parameters.verifyIntegrity, let object = try? JSONValue(parsing: response.body).objectValue {
-            try checksums.advance(to: total)
-            if let mismatch = checksums.result().mismatch(with: object) { throw IntegrityError(message: mismatch) }
+        if let checksums, let object = try? JSONValue(parsing: response.body).objectValue {
+            if let mismatch = try await checksums.result.mismatch(with: object) { throw IntegrityError(message: mismatch) }
         }
         removeSession()
         return try Response.decode(from: response, limits: execution.configuration.jsonLimits)
@@ -198,30 +195,27 @@ struct ResumableUpload<Response: QueryResponse> {
     }
 }
 
-/// MD5 and CRC32C of the bytes the server has acknowledged, fed in order as the offset grows.
-/// Bytes sent again after a partial 308 are hashed once; a restart from zero starts over.
-final class ConfirmedChecksums {
-    private let source: UploadParameters.Source
-    private var accumulator = ChecksumAccumulator()
-    private var hashedUpTo: Int64 = 0
+/// MD5 and CRC32C of the whole source, computed once in the background while chunks travel.
+///
+/// The source's bytes are fixed, so hashing them in order gives exactly what the server must hold
+/// at the end, whatever it acknowledged on the way (partial 308s, resends, restarts from zero).
+final class SourceChecksums: Sendable {
+    private let task: Task<Checksums, any Error>
 
-    init(source: UploadParameters.Source) {
-        self.source = source
-    }
-
-    func reset() {
-        accumulator = ChecksumAccumulator()
-        hashedUpTo = 0
-    }
-
-    func advance(to offset: Int64) throws {
-        guard offset > hashedUpTo else { return }
-        switch source {
-        case .file(let url): try ChecksumAccumulator.file(url, range: hashedUpTo..<offset, into: accumulator)
-        case .data(let data): accumulator.update(data.subdata(in: Int(hashedUpTo)..<Int(offset)))
+    init(source: UploadParameters.Source, total: Int64) {
+        task = Task.detached(priority: .utility) {
+            let accumulator = ChecksumAccumulator()
+            switch source {
+            case .file(let url): try ChecksumAccumulator.file(url, range: 0..<total, into: accumulator)
+            case .data(let data): accumulator.update(data)
+            }
+            return accumulator.finish()
         }
-        hashedUpTo = offset
     }
 
-    func result() -> Checksums { accumulator.finish() }
+    var result: Checksums {
+        get async throws { try await task.value }
+    }
+
+    func cancel() { task.cancel() }
 }
