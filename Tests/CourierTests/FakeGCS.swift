@@ -29,25 +29,37 @@ final class FakeGCS: Sendable {
     }
 
     /// Starts the emulator; use ``start()`` from async code so the wait does not block a cooperative thread.
-    private init(port: Int, process: Process) {
-        self.port = port
-        self.process = process
-    }
-
     static func start() async throws -> FakeGCS {
         try await onOwnThread { try FakeGCS(launching: ()) }
     }
 
     private init(launching: Void) throws {
-        port = unusedPort()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
-        process.arguments = ["-scheme", "http", "-host", "127.0.0.1", "-port", "\(port)", "-backend", "memory", "-log-level", "error"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Ready when it accepts connections.
+        let binary = try Self.binary()
+        // A port taken between choosing and binding makes the emulator exit: try another.
+        for _ in 0..<5 {
+            let port = unusedPort()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["-scheme", "http", "-host", "127.0.0.1", "-port", "\(port)", "-backend", "memory", "-log-level", "error"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if Self.waitUntilListening(port: port, process: process) {
+                self.port = port
+                self.process = process
+                return
+            }
+            process.terminate()
+            process.waitUntilExit()
+        }
+        throw FakeGCSError.didNotStart
+    }
+
+    /// True once `port` accepts connections while the emulator still runs (a listener that is
+    /// not ours would accept too, but then the emulator exits on its failed bind).
+    private static func waitUntilListening(port: Int, process: Process) -> Bool {
         for _ in 0..<200 {
+            guard process.isRunning else { return false }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -57,11 +69,13 @@ final class FakeGCS: Sendable {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             close(descriptor)
-            if connected == 0 { return }
+            if connected == 0 {
+                usleep(50_000)
+                return process.isRunning
+            }
             usleep(25_000)
         }
-        process.terminate()
-        throw FakeGCSError.didNotStart
+        return false
     }
 
     func stop() {

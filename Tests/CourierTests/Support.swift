@@ -93,19 +93,21 @@ final class BlackholeListener: Sendable {
 
 /// A port with nothing listening: bound, then closed.
 func unusedPort() -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            _ = bind(descriptor, $0, length)
-            _ = getsockname(descriptor, $0, &length)
+    // Below the kernel's ephemeral range (32768–60999), so no listener bound to port 0 — our
+    // own test servers run in parallel — and no outgoing connection can take it meanwhile.
+    while true {
+        let port = Int.random(in: 20_000..<32_000)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        close(descriptor)
+        if bound == 0 { return port }
     }
-    close(descriptor)
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// The body `/echo` returns.
