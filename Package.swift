@@ -7,7 +7,8 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
-        .executable(name: "courier-example", targets: ["CourierExample"]),
+        .library(name: "CourierLoad", targets: ["CourierLoad"]),
+        .executable(name: "courier", targets: ["CourierCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -18,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // libcurl, through a shim of typed, non-variadic wrappers (Swift cannot call C variadics).
@@ -68,9 +71,34 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // zlib, for the standard compressed HdrHistogram encoding in load results.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // The load generator behind `courier load`: runner, recorder, results, thresholds, reports.
+        .target(
+            name: "CourierLoad",
+            dependencies: [
+                "Courier",
+                "CZlib",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // The `courier` command line (load, merge, serve), as a library so tests parse its arguments.
+        .target(
+            name: "CourierCommands",
+            dependencies: [
+                "Courier",
+                "CourierLoad",
+                "CourierTestServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
-            name: "CourierExample",
-            dependencies: ["Courier", "CourierTestServer"]
+            name: "CourierCLI",
+            dependencies: ["CourierCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "CourierTestHelper",
@@ -79,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper"]
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -54,10 +54,12 @@ public final class TestServer: Sendable {
 
     /// Starts both listeners and returns once they accept connections.
     ///
+    /// - Parameter port: The main listener's port on 127.0.0.1; 0 picks a free one.
     /// - Parameter configure: Adds routes of your own to the router before the server starts.
     /// - Parameter latency: Added to every request on the main listener, to stand in for a
     ///   network round trip (benchmarks of batching use it).
     public static func start(
+        port requestedPort: Int = 0,
         latency: Duration? = nil,
         configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> TestServer {
@@ -67,6 +69,7 @@ public final class TestServer: Sendable {
         if let latency { router.middlewares.add(LatencyMiddleware(latency: latency)) }
         let lifecycle = ServerLifecycle()
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
+        SampleJSON.add(to: router)
         let notes = NotesAPI(lifecycle: lifecycle)
         notes.add(to: router)
         TicTacToeAPI.add(to: router)
@@ -84,7 +87,7 @@ public final class TestServer: Sendable {
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(
-                address: .hostname("127.0.0.1", port: 0),
+                address: .hostname("127.0.0.1", port: requestedPort),
                 availableConnectionsDelegate: ConnectionCounter(counters: counters)
             ),
             onServerRunning: { channel in
@@ -94,11 +97,15 @@ public final class TestServer: Sendable {
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let task = Task { try await group.run() }
+        let task = Task {
+            defer { portContinuation.finish() } // a listener that cannot bind ends the wait below
+            try await group.run()
+        }
         var iterator = portStream.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             task.cancel()
-            throw TestServerError.couldNotStart
+            if case .failure(let error) = await task.result { throw TestServerError.couldNotStart(String(describing: error)) }
+            throw TestServerError.couldNotStart("the listener did not start")
         }
         ownURL.withLock { $0 = "http://127.0.0.1:\(port)" }
         let faultServer = try await RawFaultServer.start(counters: counters, files: files)
@@ -148,6 +155,13 @@ public func withTestServer<Result>(
     }
 }
 
-public enum TestServerError: Error {
-    case couldNotStart
+public enum TestServerError: Error, CustomStringConvertible {
+    /// The listener could not start, for the reason given (a port in use, say).
+    case couldNotStart(String)
+
+    public var description: String {
+        switch self {
+        case .couldNotStart(let reason): "the test server could not start: \(reason)"
+        }
+    }
 }

@@ -34,8 +34,10 @@ public struct HTTPRequest: Sendable {
         self.progress = nil
     }
 
-    /// Checks everything that can be checked before a byte is sent.
-    func validate() throws(TransportError) {
+    /// Checks everything that can be checked before a byte is sent: the method is a token, the
+    /// URL is absolute http(s), and no header carries CR, LF or NUL. ``ServiceActor/send(_:)``
+    /// calls it; call it yourself to reject bad input early (a load test's scenario file).
+    public func validate() throws(TransportError) {
         guard method.isValidToken else {
             throw TransportError(.invalidRequest, message: "invalid method \(method.rawValue.debugDescription)")
         }

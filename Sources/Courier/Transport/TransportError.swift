@@ -27,6 +27,8 @@ public struct TransportError: Error, Sendable, Hashable {
     public let message: String
     /// The request URL, redacted.
     public let url: String?
+    /// The kind's name (`timedOut`, `connectionFailed`, …): a stable label for metrics and reports.
+    public var kind: String { code.rawValue }
 
     init(_ code: Code, curlCode: Int? = nil, message: String = "", url: String? = nil) {
         self.code = code

@@ -1,0 +1,79 @@
+import ArgumentParser
+import CourierLoad
+import Foundation
+
+extension LoadRunCommand {
+    /// The command line as ``LoadOptions``; every mistake becomes a usage error before any load.
+    func makeOptions(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LoadOptions {
+        var options = LoadOptions()
+        if let url {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+                  parsed.host?.isEmpty == false else {
+                throw ValidationError("\(url) is not an http or https URL")
+            }
+            options.url = parsed
+        }
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        options.concurrency = concurrency
+        if let connections, connections < 1 { throw ValidationError("--connections must be at least 1") }
+        options.connections = connections
+        options.duration = try DurationParsing.require(duration, "--duration")
+        guard options.duration > .zero || requests != nil else { throw ValidationError("--duration must be positive") }
+        if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
+        options.requests = requests
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
+        options.rate = rate
+        options.warmup = try DurationParsing.require(warmup, "--warmup")
+        options.method = method.uppercased()
+        options.headers = try headers.map(Self.parseHeader)
+        if body != nil && bodyFile != nil { throw ValidationError("give --body or --body-file, not both") }
+        if let body { options.body = Data(body.utf8) }
+        if let bodyFile {
+            guard let data = FileManager.default.contents(atPath: bodyFile) else {
+                throw ValidationError("--body-file: cannot read \(bodyFile)")
+            }
+            options.body = data
+        }
+        options.http2 = http2
+        options.timeout = try DurationParsing.require(timeout, "--timeout")
+        guard options.timeout > .zero else { throw ValidationError("--timeout must be positive") }
+        options.insecure = insecure
+        options.bearerToken = authBearer ?? environment["COURIER_BEARER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let token = options.bearerToken, token.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            throw ValidationError("--auth-bearer: the token contains a line break")
+        }
+        if let serviceAccountKey {
+            guard FileManager.default.isReadableFile(atPath: serviceAccountKey) else {
+                throw ValidationError("--service-account-key: cannot read \(serviceAccountKey)")
+            }
+            options.serviceAccountKey = URL(fileURLWithPath: serviceAccountKey)
+            if !scope.isEmpty { options.scopes = scope }
+        }
+        if let scenario {
+            if url != nil { throw ValidationError("give a URL or --scenario, not both") }
+            do {
+                options.scenario = try Scenario(contentsOf: URL(fileURLWithPath: scenario))
+            } catch {
+                throw ValidationError("--scenario: \(error)")
+            }
+        }
+        options.loopExecutor = executor != "default"
+        return options
+    }
+
+    /// `Name: value` → (`Name`, `value`).
+    static func parseHeader(_ text: String) throws -> (String, String) {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw ValidationError("--header \"\(text)\": expected \"Name: value\"")
+        }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
+            throw ValidationError("--header \"\(text)\": the name is empty or has spaces")
+        }
+        guard !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            throw ValidationError("--header \(name): the value contains a line break")
+        }
+        return (name, value)
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Courier
+import CourierLoad
+import CourierTestServer
+import Foundation
+
+/// `courier load [<url>]`: the load test itself.
+public struct LoadRunCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Load a URL (or a scenario) and print a wrk-style summary.",
+        discussion: """
+            Closed model by default: --concurrency requests in flight, each followed at once by the \
+            next. With --rate, the open model: requests start at that constant rate and latency counts \
+            from each one's intended start, so a stalling server cannot hide its queue (as in wrk2).
+
+            Examples:
+              courier load http://127.0.0.1:8080/api -c 64 -d 30s
+              courier load http://127.0.0.1:8080/api --rate 2000 -d 1m --threshold 'p99<50ms'
+              courier load --scenario mix.json -c 100 -n 100000 --json > result.json
+            """
+    )
+
+    @Argument(help: "The URL to load. Without it (and without --scenario), the embedded test server is started and loaded.")
+    var url: String?
+
+    @Option(name: .shortAndLong, help: "Requests in flight at once (the closed model), or at most (the open model).")
+    var concurrency = 64
+
+    @Option(help: "Connections per host (default: one per request in flight; with --http2, one per 100).")
+    var connections: Int?
+
+    @Option(name: .shortAndLong, help: "How long to load, after the warm-up: 10s, 2m, 1m30s.")
+    var duration = "10s"
+
+    @Option(name: [.customShort("n"), .long], help: "Send this many requests instead of loading for a duration.")
+    var requests: Int?
+
+    @Option(help: "The open model: start this many requests per second, whatever the server does.")
+    var rate: Double?
+
+    @Option(help: "Load this long first without recording (connections open, caches fill).")
+    var warmup = "0s"
+
+    @Option(name: .shortAndLong, help: "The HTTP method.")
+    var method = "GET"
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A request header, \"Name: value\"; repeatable.")
+    var headers: [String] = []
+
+    @Option(help: "The request body.")
+    var body: String?
+
+    @Option(help: "A file whose contents are the request body.")
+    var bodyFile: String?
+
+    @Flag(help: "Use HTTP/2 (ALPN over TLS, prior knowledge over plain http).")
+    var http2 = false
+
+    @Option(help: "Each request's deadline.")
+    var timeout = "30s"
+
+    @Flag(name: [.customShort("k"), .long], help: "Skip TLS certificate verification (test servers only).")
+    var insecure = false
+
+    @Option(help: "Send \"Authorization: Bearer <token>\". The COURIER_BEARER_TOKEN variable keeps it out of `ps`.")
+    var authBearer: String?
+
+    @Option(help: "A Google service-account key file (JSON); its access token is fetched once and refreshed.")
+    var serviceAccountKey: String?
+
+    @Option(help: "An OAuth scope for --service-account-key; repeatable.")
+    var scope: [String] = []
+
+    @Option(help: "A JSON file listing weighted requests: [{\"name\", \"method\", \"url\", \"headers\", \"body\", \"weight\"}].")
+    var scenario: String?
+
+    @Option(help: "A pass/fail condition, as 'p99<200ms', 'errors<0.1%', 'rps>5000'; repeatable. A failure exits with 99.")
+    var threshold: [String] = []
+
+    @Flag(help: "Print the result as JSON (with its HDR histogram) instead of the summary.")
+    var json = false
+
+    @Option(help: "Also write the JSON result to this file, for `courier load merge`.")
+    var output: String?
+
+    @Option(help: "Where request tasks run: loop (on the service's event loop thread, no hop) or default.")
+    var executor = "loop"
+
+    public init() {}
+
+    public func validate() throws {
+        _ = try makeOptions()
+        _ = try parsedThresholds()
+        guard ["loop", "default"].contains(executor) else { throw ValidationError("--executor: loop or default") }
+    }
+
+    public func run() async throws {
+        Terminal.raiseOpenFileLimit()
+        let options = try makeOptions()
+        let thresholds = try parsedThresholds()
+        let server: TestServer? = options.url == nil && options.scenario == nil ? try await TestServer.start() : nil
+        if let server { Terminal.note("courier: loading the embedded test server at \(server.baseURL.absoluteString)") }
+        var result: LoadResult
+        do {
+            let runner = try LoadRunner(options: options, defaultURL: server?.url("/json/1024"))
+            let live = Terminal.isInteractive ? LiveProgress() : nil
+            var progress: (@Sendable (LoadProgress) -> Void)?
+            if let live { progress = { live.show($0) } }
+            let report = progress
+            result = try await Terminal.cancellingOnInterrupt { try await runner.run(progress: report) }
+            live?.clear()
+        } catch {
+            await server?.stop()
+            throw error
+        }
+        await server?.stop()
+        result.thresholds = thresholds.map { $0.evaluate(result) }
+        try ResultOutput.emit(result, json: json, output: output)
+    }
+
+    func parsedThresholds() throws -> [Threshold] {
+        try threshold.map { expression in
+            do { return try Threshold(expression) } catch { throw ValidationError("--threshold \(error)") }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import CourierLoad
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the CLI needs from the terminal and the process: notes on stderr, signals, file limits.
+enum Terminal {
+    /// Whether a person is watching stderr, so a live progress line makes sense.
+    static var isInteractive: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// A line on stderr, leaving stdout to the result (so `--json > file` stays clean).
+    static func note(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Lifts the soft open-file limit to the hard one: every connection is a descriptor, and
+    /// the usual soft limit of 1,024 is below what `-c 10000` needs.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    /// Runs `body`, cancelling it on the first Ctrl-C so a run ends with the results so far;
+    /// a second Ctrl-C exits at once with status 130, as shells expect.
+    static func cancellingOnInterrupt<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await body() }
+        let interrupts = SignalCounter()
+        let source = signalSource(SIGINT) {
+            if interrupts.increment() == 1 {
+                note("\ncourier: interrupted; finishing (Ctrl-C again to quit)")
+                task.cancel()
+            } else {
+                exit(130)
+            }
+        }
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Returns on the first SIGINT or SIGTERM.
+    static func waitForInterrupt() async {
+        let sources = SourceBox()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = SignalCounter()
+            let resume: @Sendable () -> Void = {
+                if once.increment() == 1 { continuation.resume() }
+            }
+            sources.store([signalSource(SIGINT, resume), signalSource(SIGTERM, resume)])
+        }
+        sources.cancelAll()
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+
+    /// Delivers `signal` on a dispatch queue instead of its default action.
+    private static func signalSource(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}
+
+/// Counts signals from the dispatch queue's handler.
+private final class SignalCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+}
+
+/// Keeps signal sources alive until they are cancelled. Dispatch sources are thread-safe;
+/// the lock only guards the array.
+private final class SourceBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: [any DispatchSourceSignal] = []
+    func store(_ new: [any DispatchSourceSignal]) { lock.withLock { sources = new } }
+    func cancelAll() { lock.withLock { sources.forEach { $0.cancel() }; sources = [] } }
+}
+
+/// The live progress line on stderr: redrawn in place, cleared before the summary prints.
+final class LiveProgress: Sendable {
+    private let shown = Mutex(false)
+
+    func show(_ progress: LoadProgress) {
+        shown.withLock { shown in
+            shown = true
+            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + LoadReport.progressLine(progress)).utf8))
+        }
+    }
+
+    func clear() {
+        shown.withLock { shown in
+            if shown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            shown = false
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// What `courier load` runs.
+public struct LoadOptions: Sendable {
+    /// The URL to load; nil starts the embedded test server and targets its `/bytes/1024`.
+    public var url: URL?
+    /// Requests in flight at once (the closed model), or at most in flight (the open model).
+    public var concurrency = 64
+    /// Connections per host; by default one per request in flight.
+    public var connections: Int?
+    /// How long to run, after the warm-up. Ignored when ``requests`` is set.
+    public var duration: Duration = .seconds(10)
+    /// Send exactly this many requests instead of running for a duration.
+    public var requests: Int?
+    /// The open model: requests per second at a constant rate. Latency then counts from the
+    /// intended send time, correcting coordinated omission as wrk2 does.
+    public var rate: Double?
+    /// Load first for this long without recording.
+    public var warmup: Duration = .zero
+    public var method = "GET"
+    public var headers: [(String, String)] = []
+    public var body: Data?
+    /// Offer HTTP/2 (ALPN over TLS; prior knowledge on plain http).
+    public var http2 = false
+    /// The deadline of each request.
+    public var timeout: Duration = .seconds(30)
+    /// Skip TLS verification (self-signed test servers only).
+    public var insecure = false
+    /// Sent as `Authorization: Bearer …`.
+    public var bearerToken: String?
+    /// A service-account key file; its token is obtained once and refreshed as needed.
+    public var serviceAccountKey: URL?
+    public var scopes: [String] = ["https://www.googleapis.com/auth/cloud-platform"]
+    /// Weighted requests instead of one URL.
+    public var scenario: Scenario?
+    /// Run request tasks on the service's loop thread (no thread hop per request).
+    public var loopExecutor = true
+
+    public init() {}
+}

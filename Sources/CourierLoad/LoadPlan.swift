@@ -1,0 +1,86 @@
+import Courier
+import Foundation
+
+/// The requests a run sends, prepared once: workers only pick one and send it.
+struct LoadPlan: Sendable {
+    struct Entry: Sendable {
+        var name: String
+        var request: HTTPRequest
+        var bodySize: Int
+    }
+
+    let entries: [Entry]
+    /// Running sums of the weights, for picking by a uniform draw.
+    private let cumulativeWeights: [Double]
+    /// Whether results keep per-endpoint figures (a scenario was given).
+    let perEndpoint: Bool
+    let target: String
+
+    init(options: LoadOptions, defaultURL: URL?) throws {
+        var headers = HTTPHeaders()
+        for (name, value) in options.headers { headers.add(name: name, value: value) }
+        if let token = options.bearerToken { headers["Authorization"] = "Bearer \(token)" }
+        let timeouts = Timeouts(total: options.timeout)
+
+        func prepare(name: String, method: String, url: URL, extraHeaders: [String: String], body: Data?) throws -> Entry {
+            var request = HTTPRequest(method: HTTPMethod(rawValue: method.uppercased()), url: url, headers: headers)
+            for (headerName, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { request.headers[headerName] = value }
+            if let body {
+                request.body = .data(body)
+                if request.headers["Content-Type"] == nil { request.headers["Content-Type"] = "application/json" }
+            }
+            request.timeouts = timeouts
+            do {
+                try request.validate()
+            } catch {
+                throw LoadError.invalidArgument("\(name): \(error)")
+            }
+            return Entry(name: name, request: request, bodySize: body?.count ?? 0)
+        }
+
+        if let scenario = options.scenario {
+            var entries: [Entry] = []
+            var sums: [Double] = []
+            var seen = Set<String>()
+            for item in scenario.requests {
+                guard let url = URL(string: item.url), url.scheme != nil, url.host != nil else {
+                    throw LoadError.invalidScenario("\(item.url) is not an absolute URL")
+                }
+                let method = item.method ?? "GET"
+                var name = item.name ?? "\(method.uppercased()) \(url.path.isEmpty ? "/" : url.path)"
+                if seen.contains(name) { name += " #\(entries.count + 1)" }
+                seen.insert(name)
+                entries.append(try prepare(name: name, method: method, url: url, extraHeaders: item.headers ?? [:],
+                                           body: item.body.map { Data($0.utf8) }))
+                sums.append((sums.last ?? 0) + (item.weight ?? 1))
+            }
+            self.entries = entries
+            cumulativeWeights = sums
+            perEndpoint = true
+            target = Array(Set(entries.map { $0.request.url.absoluteString })).sorted().joined(separator: ", ")
+        } else {
+            guard let url = options.url ?? defaultURL else { throw LoadError.invalidArgument("no URL to load") }
+            guard url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw LoadError.invalidArgument("\(url.absoluteString) is not an http or https URL")
+            }
+            entries = [try prepare(name: "\(options.method) \(url.path)", method: options.method, url: url,
+                                   extraHeaders: [:], body: options.body)]
+            cumulativeWeights = [1]
+            perEndpoint = false
+            target = url.absoluteString
+        }
+    }
+
+    /// An entry's index, drawn in proportion to the weights.
+    func pick(_ generator: inout some RandomNumberGenerator) -> Int {
+        guard entries.count > 1, let total = cumulativeWeights.last else { return 0 }
+        let draw = Double.random(in: 0..<total, using: &generator)
+        var low = 0
+        var high = cumulativeWeights.count - 1
+        while low < high { // the first running sum above the draw
+            let middle = (low + high) / 2
+            if cumulativeWeights[middle] > draw { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

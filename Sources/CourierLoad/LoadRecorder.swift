@@ -1,0 +1,83 @@
+import Synchronization
+
+/// Where workers record what happened to each request.
+///
+/// One lock, not one histogram a worker: with a thousand workers, per-worker histograms (184 KB
+/// each) would cost more memory than the load, and on the loop executor every worker runs on one
+/// thread anyway, so the lock is never contended there.
+final class LoadRecorder: Sendable {
+    struct State {
+        var requests = 0
+        var errors = 0
+        var bytesReceived: Int64 = 0
+        var bytesSent: Int64 = 0
+        /// Counts by status for 0..<600; rarer codes go to `otherStatuses`.
+        var statuses = [Int](repeating: 0, count: 600)
+        var otherStatuses: [Int: Int] = [:]
+        var errorKinds: [String: Int] = [:]
+        var latency = LatencyDistribution()
+        var endpoints: [EndpointResult]
+    }
+
+    private let state: Mutex<State>
+    private let endpointNames: [String]
+
+    /// - Parameter endpointNames: the scenario's request names; per-endpoint figures are kept
+    ///   only when there is more than one, or a scenario named them.
+    init(endpointNames: [String]) {
+        self.endpointNames = endpointNames
+        state = Mutex(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count)))
+    }
+
+    func recordResponse(endpoint: Int, status: Int, microseconds: UInt64, received: Int, sent: Int) {
+        let failed = status >= 400
+        state.withLock { state in
+            state.requests += 1
+            if failed { state.errors += 1 }
+            state.bytesReceived += Int64(received)
+            state.bytesSent += Int64(sent)
+            if status >= 0 && status < 600 { state.statuses[status] += 1 } else { state.otherStatuses[status, default: 0] += 1 }
+            state.latency.record(microseconds: microseconds)
+            if !state.endpoints.isEmpty {
+                state.endpoints[endpoint].requests += 1
+                if failed { state.endpoints[endpoint].errors += 1 }
+                state.endpoints[endpoint].latency.record(microseconds: microseconds)
+            }
+        }
+    }
+
+    func recordFailure(endpoint: Int, kind: String, microseconds: UInt64, sent: Int) {
+        state.withLock { state in
+            state.requests += 1
+            state.errors += 1
+            state.bytesSent += Int64(sent)
+            state.errorKinds[kind, default: 0] += 1
+            state.latency.record(microseconds: microseconds)
+            if !state.endpoints.isEmpty {
+                state.endpoints[endpoint].requests += 1
+                state.endpoints[endpoint].errors += 1
+                state.endpoints[endpoint].latency.record(microseconds: microseconds)
+            }
+        }
+    }
+
+    /// Requests and errors so far, for the live view.
+    var counts: (requests: Int, errors: Int) {
+        state.withLock { ($0.requests, $0.errors) }
+    }
+
+    func result(target: String, model: LoadModel, concurrency: Int, rate: Double?, durationSeconds: Double) -> LoadResult {
+        state.withLock { state in
+            var statusCodes = state.otherStatuses
+            for (code, count) in state.statuses.enumerated() where count > 0 { statusCodes[code] = count }
+            var endpoints: [String: EndpointResult] = [:]
+            for (index, name) in endpointNames.enumerated() where index < state.endpoints.count {
+                endpoints[name] = state.endpoints[index]
+            }
+            return LoadResult(target: target, model: model, concurrency: concurrency, rate: rate,
+                              durationSeconds: durationSeconds, requests: state.requests, errors: state.errors,
+                              bytesReceived: state.bytesReceived, bytesSent: state.bytesSent, statusCodes: statusCodes,
+                              errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints)
+        }
+    }
+}

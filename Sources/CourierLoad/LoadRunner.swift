@@ -1,0 +1,166 @@
+import Courier
+import Foundation
+
+/// Runs a load test through a Courier ``ServiceActor`` and returns its ``LoadResult``.
+///
+/// ```swift
+/// var options = LoadOptions()
+/// options.url = URL(string: "http://127.0.0.1:8080/bytes/1024")!
+/// options.concurrency = 64
+/// options.duration = .seconds(5)
+/// let result = try await LoadRunner(options: options).run()
+/// print(LoadReport(result).text)
+/// ```
+///
+/// Workers are child tasks that each keep one request in flight (closed model) or take the next
+/// slot of a constant-rate schedule (open model). Cancelling the calling task ends the run early:
+/// requests in flight are cancelled and not counted, and the result covers what completed.
+public struct LoadRunner: Sendable {
+    public let options: LoadOptions
+    let plan: LoadPlan
+
+    /// Checks the options and prepares the requests; nothing is sent yet.
+    ///
+    /// - Parameter defaultURL: what to load when the options name no URL and no scenario.
+    public init(options: LoadOptions, defaultURL: URL? = nil) throws {
+        guard options.concurrency >= 1 else { throw LoadError.invalidArgument("concurrency must be at least 1") }
+        if let requests = options.requests, requests < 1 { throw LoadError.invalidArgument("requests must be at least 1") }
+        if let rate = options.rate, !(rate > 0 && rate.isFinite) { throw LoadError.invalidArgument("rate must be a positive number") }
+        guard options.duration > .zero || options.requests != nil else { throw LoadError.invalidArgument("duration must be positive") }
+        guard options.warmup >= .zero else { throw LoadError.invalidArgument("warm-up must not be negative") }
+        guard options.timeout > .zero else { throw LoadError.invalidArgument("timeout must be positive") }
+        self.options = options
+        plan = try LoadPlan(options: options, defaultURL: defaultURL)
+    }
+
+    /// The service settings a run uses: enough connections for the concurrency, no retries
+    /// (a load test reports failures, it does not hide them), no decompression.
+    public var serviceConfiguration: ServiceActor.Configuration {
+        var configuration = ServiceActor.Configuration()
+        let isTLS = plan.entries.contains { $0.request.url.scheme == "https" }
+        configuration.httpVersion = options.http2 ? (isTLS ? .http2 : .http2PriorKnowledge) : .http1_1
+        let connections = options.connections ?? (options.http2 ? max(1, options.concurrency / 100) : options.concurrency)
+        configuration.limits.maxConnectionsPerHost = connections
+        configuration.limits.maxConcurrentTransfersPerHost = options.concurrency
+        configuration.limits.maxConcurrentTransfers = max(configuration.limits.maxConcurrentTransfers, options.concurrency)
+        configuration.retry = .disabled
+        configuration.automaticDecompression = false
+        configuration.followRedirects = false
+        configuration.tls.verifyPeer = !options.insecure
+        configuration.timeouts = Timeouts(connect: min(options.timeout, .seconds(30)), total: options.timeout)
+        return configuration
+    }
+
+    /// Starts a service with ``serviceConfiguration``, runs the load and shuts the service down.
+    public func run(progress: (@Sendable (LoadProgress) -> Void)? = nil) async throws -> LoadResult {
+        let authorizer = try options.serviceAccountKey.map {
+            try ServiceAccountAuthorizer(keyFile: $0, scopes: options.scopes)
+        }
+        return try await withService(configuration: serviceConfiguration) { service in
+            try await run(on: service, authorizer: authorizer, progress: progress)
+        }
+    }
+
+    /// Runs the load through an existing service.
+    ///
+    /// - Parameter authorizer: asked for credentials before each request (it caches its token).
+    /// - Parameter progress: called about four times a second with the figures so far.
+    public func run(on service: ServiceActor, authorizer: (any Authorizer)? = nil,
+                    progress: (@Sendable (LoadProgress) -> Void)? = nil) async throws -> LoadResult {
+        if let authorizer { // fail before the run, not once per request, when the credentials are bad
+            var probe = plan.entries[0].request
+            try await authorizer.authorize(&probe)
+        }
+        let names = plan.perEndpoint ? plan.entries.map(\.name) : []
+        if options.warmup > .zero {
+            let discarded = LoadRecorder(endpointNames: names)
+            _ = await phase(on: service, limit: .duration(nanoseconds: options.warmup.nanoseconds),
+                            recorder: discarded, authorizer: authorizer, warmingUp: true, progress: progress)
+        }
+        let recorder = LoadRecorder(endpointNames: names)
+        let limit: LoadSchedule.Limit = options.requests.map { .requests($0) }
+            ?? .duration(nanoseconds: options.duration.nanoseconds)
+        let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,
+                                  warmingUp: false, progress: progress)
+        return recorder.result(target: plan.target, model: options.rate == nil ? .closed : .open,
+                               concurrency: options.concurrency, rate: options.rate, durationSeconds: seconds)
+    }
+
+    /// Runs the workers until the schedule ends; returns the seconds it took.
+    private func phase(on service: ServiceActor, limit: LoadSchedule.Limit, recorder: LoadRecorder,
+                       authorizer: (any Authorizer)?, warmingUp: Bool,
+                       progress: (@Sendable (LoadProgress) -> Void)?) async -> Double {
+        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: options.rate)
+        let ticker = progress.map { report in
+            Task { await Self.tick(schedule: schedule, limit: limit, recorder: recorder, warmingUp: warmingUp, report: report) }
+        }
+        let workers: @Sendable () async -> Void = { [plan, options] in
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<options.concurrency {
+                    let worker = LoadWorker(plan: plan, service: service, authorizer: authorizer,
+                                            schedule: schedule, recorder: recorder, seed: UInt64(index))
+                    group.addTask { await worker.run() }
+                }
+            }
+        }
+        if options.loopExecutor {
+            await withTaskExecutorPreference(service.executor, operation: workers)
+        } else {
+            await workers()
+        }
+        ticker?.cancel()
+        return Double(monotonicNanoseconds() - schedule.start) / 1e9
+    }
+
+    private static func tick(schedule: LoadSchedule, limit: LoadSchedule.Limit, recorder: LoadRecorder, warmingUp: Bool,
+                             report: @Sendable (LoadProgress) -> Void) async {
+        var last = (time: schedule.start, requests: 0)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            let now = monotonicNanoseconds()
+            let counts = recorder.counts
+            let rate = Double(counts.requests - last.requests) / (Double(now - last.time) / 1e9)
+            last = (now, counts.requests)
+            var snapshot = LoadProgress(elapsedSeconds: Double(now - schedule.start) / 1e9, requests: counts.requests,
+                                        errors: counts.errors, currentRate: rate, warmingUp: warmingUp)
+            switch limit {
+            case .duration(let nanoseconds): snapshot.totalSeconds = Double(nanoseconds) / 1e9
+            case .requests(let count): snapshot.totalRequests = count
+            }
+            if !Task.isCancelled { report(snapshot) }
+        }
+    }
+}
+
+/// The figures of a run in progress, for a live view.
+public struct LoadProgress: Sendable {
+    public var elapsedSeconds: Double
+    /// The phase's length, when it runs for a duration.
+    public var totalSeconds: Double?
+    /// The phase's request count, when it sends a fixed number.
+    public var totalRequests: Int?
+    public var requests: Int
+    public var errors: Int
+    /// Requests per second since the previous report.
+    public var currentRate: Double
+    /// Whether this is the warm-up, which is not recorded.
+    public var warmingUp: Bool
+
+    public init(elapsedSeconds: Double, totalSeconds: Double? = nil, totalRequests: Int? = nil, requests: Int,
+                errors: Int, currentRate: Double, warmingUp: Bool) {
+        self.elapsedSeconds = elapsedSeconds
+        self.totalSeconds = totalSeconds
+        self.totalRequests = totalRequests
+        self.requests = requests
+        self.errors = errors
+        self.currentRate = currentRate
+        self.warmingUp = warmingUp
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}
