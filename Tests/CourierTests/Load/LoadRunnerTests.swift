@@ -83,19 +83,26 @@ import Testing
         }
     }
 
+    /// Every request, warm-up included, passes the authorizer; only those after the warm-up count.
     @Test func warmUpRequestsAreNotRecorded() async throws {
+        final class Counting: Authorizer {
+            let calls = Mutex(0)
+            func authorize(_ request: inout HTTPRequest) async throws { calls.withLock { $0 += 1 } }
+        }
         try await withTestServer { server in
             var options = LoadOptions()
             options.url = server.url("/json/64")
             options.concurrency = 4
             options.requests = 100
             options.warmup = .milliseconds(300)
-            let phases = Mutex<Set<Bool>>([])
-            let result = try await LoadRunner(options: options).run { progress in
-                phases.withLock { _ = $0.insert(progress.warmingUp) }
+            let runner = try LoadRunner(options: options)
+            let counting = Counting()
+            let result = try await withService(configuration: runner.serviceConfiguration) { service in
+                try await runner.run(on: service, authorizer: counting)
             }
             #expect(result.requests == 100)
-            #expect(phases.withLock { $0.contains(true) })
+            #expect(result.latency.count == 100)
+            #expect(counting.calls.withLock { $0 } > 101) // the probe, the warm-up's requests, then the 100
         }
     }
 

@@ -1,0 +1,153 @@
+import Foundation
+
+/// A Google Discovery document (the REST flavour, `discoveryVersion: v1`): what the generator
+/// reads. Only the members the generator uses are modelled; everything else is ignored.
+public struct DiscoveryDocument: Decodable, Sendable {
+    public var name: String
+    public var version: String
+    public var title: String?
+    public var description: String?
+    public var documentationLink: String?
+    public var rootUrl: String
+    public var servicePath: String
+    public var batchPath: String?
+    public var schemas: [String: DiscoverySchema]?
+    public var resources: [String: DiscoveryResource]?
+    public var methods: [String: DiscoveryMethod]?
+    public var auth: Auth?
+
+    public struct Auth: Decodable, Sendable {
+        public var oauth2: OAuth2?
+    }
+
+    public struct OAuth2: Decodable, Sendable {
+        public var scopes: [String: Scope]?
+    }
+
+    public struct Scope: Decodable, Sendable {
+        public var description: String?
+    }
+
+    /// Parses a document, with the failing member's path in the error.
+    public static func parse(_ data: Data) throws -> DiscoveryDocument {
+        do {
+            return try JSONDecoder().decode(DiscoveryDocument.self, from: data)
+        } catch let error as DecodingError {
+            throw GeneratorError.invalidDiscoveryDocument(Self.describe(error))
+        } catch {
+            throw GeneratorError.invalidDiscoveryDocument("\(error)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context)): missing \"\(key.stringValue)\""
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// A JSON schema as discovery documents write them. A class, because schemas nest.
+public final class DiscoverySchema: Decodable, Sendable {
+    public let id: String?
+    public let type: String?
+    public let ref: String?
+    public let format: String?
+    public let description: String?
+    public let properties: [String: DiscoverySchema]?
+    public let additionalProperties: DiscoverySchema?
+    public let items: DiscoverySchema?
+    public let enumValues: [String]?
+    public let enumDescriptions: [String]?
+    public let defaultValue: String?
+    public let repeated: Bool?
+    public let required: Bool?
+    public let location: String?
+    public let deprecated: Bool?
+    public let readOnly: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, format, description, properties, additionalProperties, items, enumDescriptions
+        case repeated, required, location, deprecated, readOnly
+        case ref = "$ref"
+        case enumValues = "enum"
+        case defaultValue = "default"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        type = try container.decodeIfPresent(String.self, forKey: .type)
+        ref = try container.decodeIfPresent(String.self, forKey: .ref)
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        properties = try container.decodeIfPresent([String: DiscoverySchema].self, forKey: .properties)
+        // `additionalProperties` is a schema; a boolean `true` (allowed by JSON Schema) means "anything".
+        if let schema = try? container.decodeIfPresent(DiscoverySchema.self, forKey: .additionalProperties) {
+            additionalProperties = schema
+        } else {
+            additionalProperties = nil
+        }
+        items = try container.decodeIfPresent(DiscoverySchema.self, forKey: .items)
+        enumValues = try container.decodeIfPresent([String].self, forKey: .enumValues)
+        enumDescriptions = try container.decodeIfPresent([String].self, forKey: .enumDescriptions)
+        defaultValue = try? container.decodeIfPresent(String.self, forKey: .defaultValue)
+        repeated = try container.decodeIfPresent(Bool.self, forKey: .repeated)
+        required = try container.decodeIfPresent(Bool.self, forKey: .required)
+        location = try container.decodeIfPresent(String.self, forKey: .location)
+        deprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated)
+        readOnly = try container.decodeIfPresent(Bool.self, forKey: .readOnly)
+    }
+}
+
+/// A resource: methods and nested resources.
+public struct DiscoveryResource: Decodable, Sendable {
+    public var methods: [String: DiscoveryMethod]?
+    public var resources: [String: DiscoveryResource]?
+}
+
+/// One REST method.
+public struct DiscoveryMethod: Decodable, Sendable {
+    public var id: String
+    public var path: String
+    public var flatPath: String?
+    public var httpMethod: String
+    public var description: String?
+    public var parameters: [String: DiscoverySchema]?
+    public var parameterOrder: [String]?
+    public var request: Reference?
+    public var response: Reference?
+    public var scopes: [String]?
+    public var supportsMediaUpload: Bool?
+    public var supportsMediaDownload: Bool?
+    public var mediaUpload: MediaUpload?
+    public var deprecated: Bool?
+
+    public struct Reference: Decodable, Sendable {
+        public var ref: String?
+        enum CodingKeys: String, CodingKey { case ref = "$ref" }
+    }
+
+    public struct MediaUpload: Decodable, Sendable {
+        public var accept: [String]?
+        public var maxSize: String?
+        public var protocols: Protocols?
+    }
+
+    public struct Protocols: Decodable, Sendable {
+        public var simple: UploadProtocol?
+        public var resumable: UploadProtocol?
+    }
+
+    public struct UploadProtocol: Decodable, Sendable {
+        public var multipart: Bool?
+        public var path: String
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Discovery document → Swift module, in three stages, as swift-openapi-generator does it:
+/// **parse** (``DiscoveryDocument``), **translate** (a small model of the Swift declarations)
+/// and **render** (deterministic text, no formatter).
+///
+/// ```swift
+/// let module = try Generator.generate(discovery: Data(contentsOf: storageJSON), moduleName: "GoogleStorage")
+/// try module.write(to: URL(fileURLWithPath: "Sources/GoogleStorage"))
+/// ```
+public enum Generator {
+    /// Generates the module's files.
+    ///
+    /// - Parameters:
+    ///   - moduleName: the Swift module the files are compiled into; type references are
+    ///     qualified with it, so resources and types of the same name do not shadow each other.
+    ///   - serviceName: the namespace enum (`Storage`); the document's `name` in UpperCamelCase by default.
+    public static func generate(discovery: Data, moduleName: String, serviceName: String? = nil) throws -> GeneratedModule {
+        let document = try DiscoveryDocument.parse(discovery)
+        let model = try Translator(document: document, moduleName: moduleName, serviceName: serviceName).translate()
+        let files = Renderer(module: model).render().map { GeneratedModule.File(name: $0.name, contents: $0.contents) }
+        return GeneratedModule(moduleName: moduleName, files: files)
+    }
+}
+
+/// The generated source files of one module.
+public struct GeneratedModule: Sendable, Equatable {
+    public struct File: Sendable, Equatable {
+        public var name: String
+        public var contents: String
+    }
+
+    public var moduleName: String
+    public var files: [File]
+
+    /// All lines of all files.
+    public var lineCount: Int { files.reduce(0) { $0 + $1.contents.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } } }
+
+    /// Writes the files into `directory` (created if needed), replacing generated files there
+    /// and leaving any others alone. Files whose contents did not change are not touched.
+    public func write(to directory: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for file in files {
+                let url = directory.appendingPathComponent(file.name)
+                let data = Data(file.contents.utf8)
+                if FileManager.default.contents(atPath: url.path) == data { continue }
+                try data.write(to: url, options: .atomic)
+            }
+        } catch {
+            throw GeneratorError.cannotWrite("\(directory.path): \(error.localizedDescription)")
+        }
+    }
+}
