@@ -20,9 +20,11 @@ struct InFlight: AsyncParsableCommand {
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 
         var configuration = ServiceActor.Configuration()
+        // As many transfers as connections: the rest of the queries wait in Courier's admission
+        // queue, a few hundred bytes each, instead of each holding a curl easy handle (~10 KiB).
         configuration.limits.maxConnectionsPerHost = connections
-        configuration.limits.maxConcurrentTransfersPerHost = queries
-        configuration.limits.maxConcurrentTransfers = queries
+        configuration.limits.maxConcurrentTransfersPerHost = connections
+        configuration.limits.maxConcurrentTransfers = connections
         configuration.timeouts = Timeouts(connect: .seconds(60), total: .seconds(300))
         let request = HTTPRequest(url: URL(string: url)!)
         try await withService(configuration: configuration) { service in

@@ -50,6 +50,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     }
 
     /// Replaces the first field named `name` and removes the others, or appends one.
+    /// Continues the last field's value (a folded header line); nothing when there is no field.
+    mutating func appendToLastValue(_ continuation: String) {
+        guard !fields.isEmpty else { return }
+        fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? continuation : " " + continuation
+    }
+
     public mutating func replaceOrAdd(name: String, value: String) {
         if let index = fields.firstIndex(where: { HTTPSyntax.namesEqual($0.name, name) }) {
             fields[index].value = value

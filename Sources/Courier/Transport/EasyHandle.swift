@@ -6,6 +6,9 @@ import CCurl
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The options a plain GET left on this handle, kept instead of reset so the next plain GET
+    /// with the same profile sets only its per-request options (see `Transfer.configure`).
+    var profile: Transfer.ReuseProfile?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -23,6 +26,7 @@ final class EasyHandle {
     func reset() {
         curl_easy_reset(raw)
         errorBuffer[0] = 0
+        profile = nil
     }
 
     var errorDetail: String { String(cString: errorBuffer) }

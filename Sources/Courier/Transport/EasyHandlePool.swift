@@ -1,7 +1,9 @@
 /// Reuses easy handles: creating one costs allocations libcurl would repeat per request.
 ///
 /// Loop-confined. Handles are reset when they come back, so no option leaks from one
-/// request into the next; the connection cache lives in the multi handle and survives.
+/// request into the next, except after a plain GET: its options stay, tagged with their
+/// ``Transfer/ReuseProfile``, and the next request either matches that profile exactly or
+/// resets the handle first. The connection cache lives in the multi handle and survives.
 struct EasyHandlePool {
     private var idle: [EasyHandle] = []
     let capacity: Int
@@ -19,7 +21,7 @@ struct EasyHandlePool {
     }
 
     mutating func recycle(_ handle: EasyHandle) {
-        handle.reset()
+        if handle.profile == nil { handle.reset() }
         if idle.count < capacity {
             idle.append(handle)
         } else {

@@ -9,6 +9,14 @@ extension Transfer {
         return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
     }
 
+    /// One header line of the response (status line and blank line included), as curl parsed it.
+    static let headerCallback: courier_data_cb = { buffer, size, count, userdata in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        let length = size * count
+        transfer.receivedHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
+        return length
+    }
+
     static let readCallback: courier_data_cb = { buffer, size, count, userdata in
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
         return transfer.send(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
@@ -20,6 +28,38 @@ extension Transfer {
             return CURL_SEEKFUNC_CANTSEEK
         }
         return CURL_SEEKFUNC_OK
+    }
+
+    /// Collects the last response's header fields. Reading them here costs a fraction of
+    /// `curl_easy_nextheader`, which rescans every header for each one it returns.
+    private func receivedHeaderLine(_ line: UnsafeRawBufferPointer) {
+        var end = line.count
+        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        guard end > 0 else { // the blank line that ends a head: later lines are trailers
+            receivedHeadEnded = true
+            return
+        }
+        if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            receivedHeaders = HTTPHeaders() // a new response (after a redirect, a 100 or a proxy's CONNECT)
+            receivedHeadEnded = false
+            return
+        }
+        guard !receivedHeadEnded else { return }
+        if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
+            receivedHeaders.appendToLastValue(Self.trimmed(line, 0, end)) // obsolete line folding
+            return
+        }
+        guard let colon = line[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
+        receivedHeaders.add(name: Self.trimmed(line, 0, colon), value: Self.trimmed(line, colon + 1, end))
+    }
+
+    private static func trimmed(_ line: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> String {
+        var start = start
+        var end = end
+        while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     }
 
     /// Body bytes from curl; returning less than `bytes.count` aborts the transfer.

@@ -2,8 +2,53 @@ import CCurl
 import Foundation
 
 extension Transfer {
-    /// Sets every option for this request on a freshly reset handle.
+    /// What a plain GET leaves on a handle besides its per-request options: equal profiles
+    /// mean equal option sets, so the handle can be reused without `curl_easy_reset` and a
+    /// dozen setopts (a measurable share of a small request's CPU; Docs/Performance.md).
+    struct ReuseProfile: Equatable {
+        var settings: TransportSettings.Reusable
+        var timeouts: Timeouts
+        var hasUserAgentHeader: Bool
+        var isHTTPS: Bool
+    }
+
+    /// The profile of this request if it is a plain GET (no body, no file, no custom method), else nil.
+    private var reuseProfile: ReuseProfile? {
+        guard request.method == .get, request.body.isEmpty, fileOutput == nil else { return nil }
+        return ReuseProfile(settings: multi.settings.reusable, timeouts: timeouts,
+                            hasUserAgentHeader: request.headers.contains { HTTPSyntax.namesEqual($0.name, "User-Agent") },
+                            isHTTPS: request.url.scheme?.lowercased() == "https")
+    }
+
+    /// Sets every option for this request: only the per-request ones when the handle still
+    /// holds a plain GET's options of the same profile, all of them on a reset handle otherwise.
     func configure(_ handle: EasyHandle) throws(TransportError) {
+        let profile = reuseProfile
+        if let kept = handle.profile {
+            if kept == profile {
+                try configurePerRequest(handle)
+                return
+            }
+            handle.reset()
+        }
+        try configureEverything(handle)
+        handle.profile = profile
+    }
+
+    /// The options that differ between two plain GETs of one profile.
+    private func configurePerRequest(_ handle: EasyHandle) throws(TransportError) {
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        handle.errorBuffer[0] = 0
+        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.set(CURLOPT_PRIVATE, pointer: unretained)
+        try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
+        try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
+        // The previous list was freed with its transfer: always replace it, with nil if none.
+        try handle.set(CURLOPT_HTTPHEADER, pointer: nil)
+        try configureHeaders(handle, userAgent: "")
+    }
+
+    private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
         let settings = multi.settings
         let unretained = Unmanaged.passUnretained(self).toOpaque()
 
@@ -15,6 +60,8 @@ extension Transfer {
         try handle.set(CURLOPT_TCP_KEEPALIVE, true)
         courier_easy_setopt_data_cb(handle.raw, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
+        courier_easy_setopt_data_cb(handle.raw, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
+        try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
         multi.configureSocketCallbacks(handle)
 
         try configureMethodAndBody(handle)

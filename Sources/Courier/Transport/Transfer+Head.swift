@@ -10,12 +10,7 @@ extension Transfer {
         var versionCode = 0
         courier_easy_getinfo_long(easy.raw, CURLINFO_HTTP_VERSION, &versionCode)
 
-        var headers = HTTPHeaders()
-        var previous: UnsafeMutablePointer<curl_header>?
-        while let header = curl_easy_nextheader(easy.raw, UInt32(CURLH_HEADER), -1, previous) {
-            headers.add(name: String(cString: header.pointee.name), value: String(cString: header.pointee.value))
-            previous = header
-        }
+        let headers = receivedHeaders // collected by the header callback
 
         var url = request.url
         var redirects = 0

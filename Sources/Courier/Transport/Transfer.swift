@@ -34,6 +34,9 @@ final class Transfer {
 
     // Response state.
     var status = 0
+    /// The last response's header fields so far (see `headerCallback`).
+    var receivedHeaders = HTTPHeaders()
+    var receivedHeadEnded = false
     var head: HTTPResponseHead?
     var body = Data()
     let startedAt = MonotonicClock.nanoseconds()
