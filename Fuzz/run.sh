@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds each libFuzzer target with `swiftc -sanitize=fuzzer,address` and runs it for
+# Builds each libFuzzer target with `-sanitize=fuzzer,address` (the multipart parser with
+# swiftc alone, the others as the Fuzz/ package) and runs it for
 # FUZZ_SECONDS against its committed corpus (Fuzz/corpus/<name>). New interesting inputs are
 # merged into the corpus only with FUZZ_MERGE=1. A crash fails the script and leaves the input
 # in .fuzz/crashes/<name>.
@@ -30,3 +31,12 @@ run() { # name
 
 build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift
 run multipart
+
+# The targets that need whole modules build as the Fuzz package, every module instrumented.
+swift build --package-path Fuzz --scratch-path .build-fuzz -c release \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > .fuzz/package.build.log 2>&1 \
+    || { tail -40 .fuzz/package.build.log; exit 1; }
+for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery; do
+    cp ".build-fuzz/release/${target#*:}" ".fuzz/${target%%:*}"
+    run "${target%%:*}"
+done

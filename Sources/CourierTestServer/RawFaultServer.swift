@@ -2,7 +2,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// A raw TCP listener that answers each request with a wire-level fault, by path:
+/// A raw TCP listener that answers each request with a wire-level fault, chosen by the
+/// `X-Courier-Fault` header (the name below, without its slash) or else by path:
 ///
 /// - `/reset-mid-body`: promises 100,000 bytes, sends 1,000, then resets the connection (RST).
 /// - `/reset-before-headers`: resets the connection as soon as the request arrives.
@@ -70,7 +71,11 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             return
         }
         answered = true
-        respond(to: path, context: context)
+        // `X-Courier-Fault: <name>` picks the fault for any path, so every operation can meet it.
+        let fault = text[..<headEnd.lowerBound].components(separatedBy: "\r\n").dropFirst().first {
+            $0.lowercased().hasPrefix("x-courier-fault:")
+        }.map { "/" + ($0.dropFirst("x-courier-fault:".count).split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces) }
+        respond(to: fault ?? path, context: context)
     }
 
     /// A request on a drop-fault session URI: cut the first chunk, answer the rest.

@@ -67,6 +67,7 @@ public final class TestServer: Sendable {
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(CountingMiddleware(counters: counters))
         if let latency { router.middlewares.add(LatencyMiddleware(latency: latency)) }
+        router.middlewares.add(FaultMiddleware())
         let lifecycle = ServerLifecycle()
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
         SampleJSON.add(to: router)

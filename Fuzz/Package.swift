@@ -1,0 +1,19 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libFuzzer targets for parsers that need the Courier module (the JSON parser, URI templates)
+// or the generator (discovery documents). Build only through Fuzz/run.sh, which adds
+// -sanitize=fuzzer,address; libFuzzer supplies `main`, hence -parse-as-library.
+let fuzzer: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
+let package = Package(
+    name: "CourierFuzz",
+    dependencies: [.package(name: "Courier", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzJSON", dependencies: [.product(name: "Courier", package: "Courier")], swiftSettings: fuzzer),
+        .executableTarget(name: "FuzzURITemplate", dependencies: [.product(name: "Courier", package: "Courier")], swiftSettings: fuzzer),
+        .executableTarget(name: "FuzzDiscovery", dependencies: [.product(name: "CourierGenerator", package: "Courier")],
+                          swiftSettings: fuzzer),
+    ],
+    swiftLanguageModes: [.v6]
+)

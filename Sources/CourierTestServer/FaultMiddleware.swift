@@ -1,0 +1,41 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// HTTP-level faults on any route of the main listener, chosen per request by the header
+/// `X-Courier-Fault`, as storage-testbench's retry-conformance instructions are:
+///
+/// - `503x3`: the first 3 requests carrying this exact header value get a 503, then the routes
+///   answer (add `;run=<id>` to give each test run its own count, as testbench instructions are
+///   consumed);
+/// - `429x2`: the same with 429 and `Retry-After: 1`;
+/// - `slow-200`: the route answers after 200 ms.
+///
+/// Wire-level faults (resets, truncation, invalid chunking, stalls, huge headers) are the raw
+/// fault server's (``TestServer/faultURL``), with the same header.
+struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
+    let seen = Seen()
+
+    final class Seen: Sendable {
+        let counts = Mutex<[String: Int]>([:])
+        /// How many times this request was seen before, counting this one.
+        func next(_ key: String) -> Int { counts.withLock { $0[key, default: 0] += 1; return $0[key]! } }
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[HTTPField.Name("X-Courier-Fault")!] else { return try await next(request, context) }
+        let fault = header.split(separator: ";").first.map(String.init) ?? header
+        if fault.hasPrefix("slow-"), let milliseconds = Int(fault.dropFirst(5)) {
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            return try await next(request, context)
+        }
+        let parts = fault.split(separator: "x")
+        guard parts.count == 2, let status = Int(parts[0]), let times = Int(parts[1]) else { return try await next(request, context) }
+        guard seen.next(header) <= times else { return try await next(request, context) }
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if status == 429 { headers[.retryAfter] = "1" }
+        let body = #"{"error":{"code":\#(status),"message":"injected fault \#(fault)","errors":[{"reason":"backendError"}]}}"#
+        return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
