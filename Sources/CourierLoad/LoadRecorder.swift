@@ -1,3 +1,5 @@
+import Courier
+import CourierSync
 import Synchronization
 
 /// Where workers record what happened to each request.
@@ -19,14 +21,14 @@ final class LoadRecorder: Sendable {
         var endpoints: [EndpointResult]
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     private let endpointNames: [String]
 
     /// - Parameter endpointNames: the scenario's request names; per-endpoint figures are kept
     ///   only when there is more than one, or a scenario named them.
     init(endpointNames: [String]) {
         self.endpointNames = endpointNames
-        state = Mutex(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count)))
+        state = LockedValue(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count)))
     }
 
     func recordResponse(endpoint: Int, status: Int, microseconds: UInt64, received: Int, sent: Int) {

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -18,7 +19,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     let seen = Seen()
 
     final class Seen: Sendable {
-        let counts = Mutex<[String: Int]>([:])
+        let counts = LockedValue<[String: Int]>([:])
         /// How many times this request was seen before, counting this one.
         func next(_ key: String) -> Int { counts.withLock { $0[key, default: 0] += 1; return $0[key]! } }
     }

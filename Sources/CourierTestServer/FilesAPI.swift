@@ -1,3 +1,4 @@
+import CourierSync
 import CCourierChecksum
 import Crypto
 import Foundation
@@ -71,10 +72,10 @@ public final class FilesAPI: Sendable {
         var chunkRequests = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     let directory: URL
-    private let dropBase = Mutex("")
-    private let mainBase = Mutex("")
+    private let dropBase = LockedValue("")
+    private let mainBase = LockedValue("")
 
     init() {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-files-\(UUID().uuidString)")

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -26,7 +27,7 @@ public final class NotesAPI: Sendable {
         var flaky: [String: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let lifecycle: ServerLifecycle
 
     init(lifecycle: ServerLifecycle) {

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Hummingbird
 import NIOCore
@@ -6,7 +7,7 @@ import Synchronization
 /// `/json/{size}`: a JSON document of exactly `size` bytes (at least 64), the same every time —
 /// what `courier load` targets by default and what the nginx benchmark serves.
 enum SampleJSON {
-    private static let cache = Mutex<[Int: ByteBuffer]>([:])
+    private static let cache = LockedValue<[Int: ByteBuffer]>([:])
 
     static func add(to router: Router<BasicRequestContext>) {
         router.get("/json/{size}") { _, context in

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Hummingbird
 import Logging
@@ -75,7 +76,7 @@ public final class TestServer: Sendable {
         notes.add(to: router)
         TicTacToeAPI.add(to: router)
         let tokens = TokenServer()
-        let ownURL = Mutex("")
+        let ownURL = LockedValue("")
         tokens.add(to: router, baseURL: { ownURL.withLock { $0 } }, notes: notes)
         BatchEndpoint.add(to: router, notes: notes, tokens: tokens)
         let files = FilesAPI()

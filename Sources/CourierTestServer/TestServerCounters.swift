@@ -1,3 +1,4 @@
+import CourierSync
 import Synchronization
 
 /// What the test server saw: requests, connections and concurrency, for assertions that
@@ -12,7 +13,7 @@ public final class TestServerCounters: Sendable {
         var lastHeaders: [String: [(String, String)]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init() {}
 

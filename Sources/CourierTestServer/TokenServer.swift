@@ -1,3 +1,4 @@
+import CourierSync
 import _CryptoExtras
 import Crypto
 import Foundation
@@ -39,7 +40,7 @@ public final class TokenServer: Sendable {
         var lastScope: String?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init() {}
 

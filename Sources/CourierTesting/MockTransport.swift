@@ -1,4 +1,5 @@
 import Courier
+import CourierSync
 import Foundation
 import Synchronization
 
@@ -22,7 +23,7 @@ public final class MockTransport: Sendable {
         let responder: Responder
     }
 
-    private let state = Mutex<(routes: [Route], requests: [HTTPRequest])>(([], []))
+    private let state = LockedValue<(routes: [Route], requests: [HTTPRequest])>(([], []))
 
     public init() {}
 
@@ -35,7 +36,7 @@ public final class MockTransport: Sendable {
     /// Answers the next requests of a route with `responses` in turn, then repeats the last:
     /// how a test scripts 503, 503, 200.
     public func on(_ method: HTTPMethod? = nil, path: String, sequence responses: [HTTPResponse]) {
-        let remaining = Mutex(responses)
+        let remaining = LockedValue(responses)
         on(method, path: path) { _ in
             remaining.withLock { list in list.count > 1 ? list.removeFirst() : list[0] }
         }

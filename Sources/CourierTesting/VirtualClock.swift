@@ -1,3 +1,5 @@
+import Courier
+import CourierSync
 import Synchronization
 
 /// A clock whose `sleep` returns at once, moving its time forward and recording how long was
@@ -17,7 +19,7 @@ public final class VirtualClock: Clock, Sendable {
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let state = Mutex<(now: Instant, sleeps: [Duration])>((Instant(offset: .zero), []))
+    private let state = LockedValue<(now: Instant, sleeps: [Duration])>((Instant(offset: .zero), []))
 
     public init() {}
 

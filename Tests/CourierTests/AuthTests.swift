@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
@@ -8,7 +9,7 @@ import Testing
 
 /// A wall clock tests can move forward.
 final class MovableNow: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
+    private let offset = LockedValue<TimeInterval>(0)
     func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
     var now: @Sendable () -> Date { { Date().addingTimeInterval(self.offset.withLock { $0 }) } }
 }

@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
@@ -35,7 +36,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
             let list = Notes.list(maxResults: 2)
             let missing = Notes.get("missing")
             var batch = QueryBatch(get, list, missing)
-            final class Log: Sendable { let lines = Mutex<[String]>([]) }
+            final class Log: Sendable { let lines = LockedValue<[String]>([]) }
             let completions = Log()
             let delete = Notes.delete("note-0002")
             batch.add(delete) { result in
@@ -308,7 +309,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
     @Test func waitersAreServedInArrivalOrder() async throws {
         let limiter = ConcurrencyLimiter(limit: 1)
         try await limiter.acquire()
-        final class Order: Sendable { let items = Mutex<[Int]>([]) }
+        final class Order: Sendable { let items = LockedValue<[Int]>([]) }
         let order = Order()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<10 {

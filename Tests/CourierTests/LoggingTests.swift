@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import Foundation
 import Logging
@@ -7,7 +8,7 @@ import Testing
 
 /// Collects log lines in memory.
 final class CapturedLog: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = LockedValue<[String]>([])
 
     var handler: @Sendable (String) -> any LogHandler {
         { label in Handler(label: label, log: self) }

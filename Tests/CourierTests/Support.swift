@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import Foundation
 import Glibc
@@ -157,7 +158,7 @@ func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600)
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let collected = Mutex(Data())
+        let collected = LockedValue(Data())
         let reader = Thread { collected.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
         reader.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()

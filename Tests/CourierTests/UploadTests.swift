@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
@@ -77,7 +78,7 @@ struct PatternFile: Sendable {
 
     @Test func aFileInChunksArrivesByteIdenticalWithProgress() async throws {
         try await uploading(900_000) { server, _, task, file in
-            let seen = Mutex<[Int64]>([])
+            let seen = LockedValue<[Int64]>([])
             let watcher = Task { for await progress in task.progress { seen.withLock { $0.append(progress.bytesSent) } } }
             let object = try await task.value
             _ = await watcher.value
@@ -336,7 +337,7 @@ struct PatternFile: Sendable {
         try await withStoredFile(size: 3_000_000) { server, service, id, contents in
             let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
             defer { try? FileManager.default.removeItem(at: target) }
-            let seen = Mutex<[Int64]>([])
+            let seen = LockedValue<[Int64]>([])
             let result = try await service.downloadFile(Files.media(server, id: id), to: target, options: DownloadOptions(progress: { progress in
                 seen.withLock { $0.append(progress.bytesWritten) }
             }))

@@ -8,7 +8,7 @@ struct CourierBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "The comparison clients and probes that `make bench` runs.",
-        subcommands: [Load.self, InFlight.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self]
+        subcommands: [Load.self, InFlight.self, Soak.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self]
     )
 }
 
@@ -20,6 +20,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let server = try await TestServer.start(latency: latencyMs > 0 ? .milliseconds(latencyMs) : nil)
         print(server.baseURL.absoluteString)
+        print(server.faultURL.absoluteString)
         fflush(nil)
         while true { try await Task.sleep(for: .seconds(3600)) }
     }

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Synchronization
 
@@ -12,7 +13,7 @@ final class TokenCache: Sendable {
         var refreshing: Task<AccessToken, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let skew: Duration
     private let now: @Sendable () -> Date
     private let fetch: @Sendable () async throws -> AccessToken

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Synchronization
 
@@ -5,13 +6,13 @@ import Synchronization
 final class TokenEndpoint: Sendable {
     let url: URL
     /// Released with the endpoint; a service of its own then stops its loop in `deinit`.
-    private let transport: Mutex<ServiceActor?>
+    private let transport: LockedValue<ServiceActor?>
 
     /// `transport` nil: a small service of its own is started on first use.
     init(url: URL, transport: ServiceActor?) throws(AuthError) {
         try Self.requireSecure(url)
         self.url = url
-        self.transport = Mutex(transport)
+        self.transport = LockedValue(transport)
     }
 
     /// Token endpoints must be https: only loopback may use plain http (tests, local emulators).

@@ -1,3 +1,4 @@
+import CourierSync
 import DequeModule
 import Synchronization
 
@@ -18,11 +19,11 @@ final class ConcurrencyLimiter: Sendable {
     }
 
     let limit: Int
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     init(limit: Int) {
         self.limit = max(1, limit)
-        state = Mutex(State(available: max(1, limit)))
+        state = LockedValue(State(available: max(1, limit)))
     }
 
     /// Waits for a slot. Pair every successful call with ``release()``.

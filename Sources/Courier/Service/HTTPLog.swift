@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Synchronization
 
@@ -19,7 +20,7 @@ public struct HTTPLogOptions: Sendable {
 /// form fields. GTMSessionFetcherLogging, for Linux.
 final class HTTPTrafficLog: Sendable {
     let options: HTTPLogOptions
-    private let counter = Mutex(0)
+    private let counter = LockedValue(0)
     private let queue = DispatchQueue(label: "courier.http-log")
 
     /// JSON members and form fields whose values are secrets.

@@ -1,3 +1,4 @@
+import CourierSync
 import Synchronization
 
 /// Executions in flight by request ID, so `service.cancel(requestID:)` can reach one
@@ -10,7 +11,7 @@ final class RequestRegistry: Sendable {
         var waiter: UnsafeContinuation<Void, any Error>?
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = LockedValue<[String: Entry]>([:])
 
     func begin(_ id: String) {
         entries.withLock { $0[id] = Entry() }

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Synchronization
 
@@ -21,7 +22,7 @@ public enum ServiceEvent: Sendable {
 
 /// Broadcasts events to every subscriber; costs a lock and an emptiness check when nobody listens.
 final class EventHub: Sendable {
-    private let subscribers = Mutex<[UInt64: AsyncStream<ServiceEvent>.Continuation]>([:])
+    private let subscribers = LockedValue<[UInt64: AsyncStream<ServiceEvent>.Continuation]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     func subscribe() -> AsyncStream<ServiceEvent> {

@@ -1,3 +1,4 @@
+import CourierSync
 import CCurl
 import Dispatch
 import Glibc
@@ -28,11 +29,11 @@ public final class CurlEventLoop: @unchecked Sendable {
         var waker: LoopWaker?
     }
 
-    private let inbox = Mutex(Inbox())
+    private let inbox = LockedValue(Inbox())
     private let loopThread = Atomic<UInt>(0)
     private let retiredQueue = DispatchQueue(label: "courier.loop.retired")
     private static let retiredKey = DispatchSpecificKey<ObjectIdentifier>()
-    private let exit = Mutex<(done: Bool, waiters: [UnsafeContinuation<Void, Never>])>((false, []))
+    private let exit = LockedValue<(done: Bool, waiters: [UnsafeContinuation<Void, Never>])>((false, []))
 
     /// Loop-confined from the moment the thread starts.
     let multi: CurlMulti

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import Synchronization
 
@@ -81,10 +82,10 @@ final class UploadControl: Sendable {
         var finished = false
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     init(total: Int64) {
-        state = Mutex(State(latest: UploadProgress(bytesSent: 0, totalBytes: total)))
+        state = LockedValue(State(latest: UploadProgress(bytesSent: 0, totalBytes: total)))
     }
 
     var pauseRequested: Bool { state.withLock { $0.pauseRequested } }

@@ -1,3 +1,4 @@
+import CourierSync
 import Courier
 import CourierLoad
 import CourierTestServer
@@ -86,7 +87,7 @@ import Testing
     /// Every request, warm-up included, passes the authorizer; only those after the warm-up count.
     @Test func warmUpRequestsAreNotRecorded() async throws {
         final class Counting: Authorizer {
-            let calls = Mutex(0)
+            let calls = LockedValue(0)
             func authorize(_ request: inout HTTPRequest) async throws { calls.withLock { $0 += 1 } }
         }
         try await withTestServer { server in
@@ -141,7 +142,7 @@ import Testing
             options.url = server.url("/json/64")
             options.concurrency = 8
             options.duration = .seconds(60)
-            let completed = Mutex(0)
+            let completed = LockedValue(0)
             let run = Task {
                 try await LoadRunner(options: options).run { progress in completed.withLock { $0 = progress.requests } }
             }
