@@ -27,12 +27,14 @@ import Testing
         func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = "\(fault);run=\(run)" }
     }
 
-    static func configuration(root: URL, fault: String) -> ServiceActor.Configuration {
+    /// Short idle timeouts end stalls quickly where failure is the expected outcome; where success
+    /// is, a loaded machine (the whole suite runs in parallel on two cores) gets more slack.
+    static func configuration(root: URL, fault: String, idle: Duration = .seconds(15)) -> ServiceActor.Configuration {
         var configuration = ServiceActor.Configuration.testing(root)
         configuration.authorizer = FaultInjector(fault: fault)
         configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.02, multiplier: 2, maxDelay: .seconds(2))
         configuration.retry.retryableStatuses.insert(429) // opt-in, as in GTMSessionFetcher
-        configuration.timeouts = Timeouts(connect: .seconds(5), total: .seconds(10), idle: .seconds(2))
+        configuration.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30), idle: idle)
         configuration.paging = .fetchAll(maxPages: 10)
         return configuration
     }
@@ -111,7 +113,7 @@ import Testing
                     return error
                 }
                 #expect(error == nil, "\(operation) under \(fault): \(String(describing: error))")
-                #expect(ContinuousClock.now - started < .seconds(30), "\(operation) under \(fault) took too long")
+                #expect(ContinuousClock.now - started < .seconds(60), "\(operation) under \(fault) took too long")
             }
         }
     }
@@ -123,7 +125,7 @@ import Testing
             let descriptors = Self.openDescriptors()
             for fault in Self.fatal {
                 let started = ContinuousClock.now
-                let error = try await withService(configuration: Self.configuration(root: server.faultURL, fault: fault)) { service in
+                let error = try await withService(configuration: Self.configuration(root: server.faultURL, fault: fault, idle: .seconds(2))) { service in
                     let error = try await Self.run(operation, service: service, server: server, fileID: fileID)
                     await expectNoLeaks(service)
                     return error

@@ -191,7 +191,9 @@ final class Transfer {
         var mask = pauseMask
         if let receive { mask = receive ? mask | Int(courier_pause_recv) : mask & ~Int(courier_pause_recv) }
         if let send { mask = send ? mask | Int(courier_pause_send) : mask & ~Int(courier_pause_send) }
-        guard mask != pauseMask, let easy else { return }
+        // Only a handle curl still holds: after shutdown a consumer may still drain the buffer,
+        // and pausing a detached handle would reach a multi handle that is gone.
+        guard mask != pauseMask, attached, let easy else { return }
         pauseMask = mask
         // May call the write/read callbacks synchronously: no state mutation is in progress here.
         curl_easy_pause(easy.raw, Int32(mask))
