@@ -29,7 +29,7 @@ struct InFlight: AsyncParsableCommand {
         let request = HTTPRequest(url: URL(string: url)!)
         try await withService(configuration: configuration) { service in
             // Warm-up: the connections, the handle pool and the runtime's own caches.
-            try await withTaskExecutorPreference(service.executor) {
+            _ = try await withTaskExecutorPreference(service.executor) {
                 try await ClosedLoop.drive(concurrency: connections, seconds: 0.1) { _ = try await service.send(request) }
             }
             let threadsBefore = Probe.threads()

@@ -15,6 +15,11 @@ struct Soak: AsyncParsableCommand {
     @Option(help: "Operations in flight.") var concurrency = 256
     @Option(help: "Seconds between samples.") var sampleSeconds = 5.0
 
+    /// Shared by the workers and the sampler.
+    final class Tally: Sendable {
+        let counts = Mutex(Counts())
+    }
+
     struct Counts {
         var ok = 0, expectedFailures = 0, unexpectedFailures = 0
         var lastUnexpected = ""
@@ -32,8 +37,10 @@ struct Soak: AsyncParsableCommand {
         let notes = APIDescription(name: "notes", version: "v1", rootURL: base, servicePath: "notes/v1/")
         let files = APIDescription(name: "files", version: "v1", rootURL: base, servicePath: "files/v1/")
         let faults = ["reset-before-headers", "reset-mid-body", "truncated", "bad-chunked", "stall-headers", "huge-header"]
-        let counts = Mutex(Counts())
-        print("seconds,rss_kib,fds,threads,live_transfers,running_transfers,easy_handles,pooled_handles,open_connections,ok,expected_failures,unexpected_failures")
+        let tally = Tally()
+        // Unbuffered, so the CSV survives an interrupted run.
+        @Sendable func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        emit("seconds,rss_kib,fds,threads,live_transfers,running_transfers,easy_handles,pooled_handles,open_connections,ok,expected_failures,unexpected_failures")
         try await withService(configuration: configuration) { service in
             _ = try await service.send(HTTPRequest(method: .post, url: base.appendingPathComponent("notes/v1/seed").appending(queryItems: [.init(name: "count", value: "50")])))
             let started = ContinuousClock.now
@@ -42,15 +49,14 @@ struct Soak: AsyncParsableCommand {
                 while ContinuousClock.now < deadline, !Task.isCancelled {
                     let stats = await service.stats
                     let elapsed = ContinuousClock.now - started
-                    let c = counts.withLock { $0 }
-                    print("\(elapsed.components.seconds),\(Probe.residentKiB()),\(Probe.descriptors()),\(Probe.threads()),"
+                    let c = tally.counts.withLock { $0 }
+                    emit("\(elapsed.components.seconds),\(Probe.residentKiB()),\(Probe.descriptors()),\(Probe.threads()),"
                           + "\(stats.liveTransfers),\(stats.runningTransfers),\(stats.easyHandles),\(stats.pooledHandles),"
                           + "\(stats.openConnections),\(c.ok),\(c.expectedFailures),\(c.unexpectedFailures)")
-                    fflush(stdout)
                     try? await Task.sleep(for: .milliseconds(Int(sampleSeconds * 1000)))
                 }
             }
-            try await withTaskExecutorPreference(service.executor) {
+            await withTaskExecutorPreference(service.executor) {
                 await withTaskGroup(of: Void.self) { group in
                     for worker in 0..<concurrency {
                         group.addTask {
@@ -96,9 +102,9 @@ struct Soak: AsyncParsableCommand {
                                         request.headers["X-Courier-Fault"] = faults[round % faults.count]
                                         _ = try await service.send(request)
                                     }
-                                    counts.withLock { if expectFailure { $0.unexpectedFailures += 1 } else { $0.ok += 1 } }
+                                    tally.counts.withLock { if expectFailure { $0.unexpectedFailures += 1 } else { $0.ok += 1 } }
                                 } catch {
-                                    counts.withLock {
+                                    tally.counts.withLock {
                                         if expectFailure { $0.expectedFailures += 1 } else { $0.unexpectedFailures += 1; $0.lastUnexpected = "\(error)" }
                                     }
                                 }
@@ -110,7 +116,7 @@ struct Soak: AsyncParsableCommand {
             sampler.cancel()
             _ = await sampler.value
             let stats = await service.stats
-            let c = counts.withLock { $0 }
+            let c = tally.counts.withLock { $0 }
             FileHandle.standardError.write(Data("soak: \(c.ok) ok, \(c.expectedFailures) expected failures, \(c.unexpectedFailures) unexpected (last: \(c.lastUnexpected)); at the end \(stats)\n".utf8))
         }
     }
