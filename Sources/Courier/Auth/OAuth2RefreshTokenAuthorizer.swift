@@ -22,10 +22,15 @@ public final class OAuth2RefreshTokenAuthorizer: Authorizer, CustomStringConvert
     private let storeLoaded = Atomic<Bool>(false)
 
     /// - Parameters:
+    ///   - clientID: The OAuth client's ID.
+    ///   - clientSecret: The client's secret; nil for clients without one.
+    ///   - refreshToken: The long-lived token the refresh grant exchanges.
+    ///   - scopes: Scopes to ask for; empty keeps those of the refresh token.
     ///   - tokenURL: The token endpoint; https unless loopback.
     ///   - skew: Refresh this long before the token expires.
     ///   - store: Persists the access and refresh tokens.
     ///   - transport: The service that talks to the token endpoint; by default one of its own.
+    ///   - now: The clock for token expiry (a fixed one in tests).
     public init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String] = [],
                 tokenURL: URL = googleTokenURL, skew: Duration = .seconds(60), store: (any TokenStore)? = nil,
                 transport: ServiceActor? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {

@@ -58,13 +58,28 @@ public final class ServiceAccountAuthorizer: Authorizer, CustomStringConvertible
     public let subject: String?
     private let cache: TokenCache
 
+    /// Reads a service-account key file (JSON, as the Cloud console downloads it).
+    ///
+    /// - Parameters:
+    ///   - keyFile: The key file.
+    ///   - scopes: The scopes the access token is for.
+    ///   - subject: The user to impersonate with domain-wide delegation, if any.
+    ///   - skew: Refresh this long before the token expires.
+    ///   - transport: The service that talks to the token endpoint; by default one of its own.
     public convenience init(keyFile: URL, scopes: [String], subject: String? = nil, skew: Duration = .seconds(60),
                             transport: ServiceActor? = nil) throws {
         try self.init(key: ServiceAccountKey(contentsOf: keyFile), scopes: scopes, subject: subject, skew: skew,
                       transport: transport)
     }
 
-    /// - Parameter tokenURL: Overrides the key file's `token_uri` (a local emulator).
+    /// - Parameters:
+    ///   - key: The parsed key.
+    ///   - scopes: The scopes the access token is for.
+    ///   - subject: The user to impersonate with domain-wide delegation, if any.
+    ///   - tokenURL: Overrides the key file's `token_uri` (a local emulator).
+    ///   - skew: Refresh this long before the token expires.
+    ///   - transport: The service that talks to the token endpoint; by default one of its own.
+    ///   - now: The clock for the JWT's times and expiry (a fixed one in tests).
     public init(key: ServiceAccountKey, scopes: [String], subject: String? = nil, tokenURL: URL? = nil,
                 skew: Duration = .seconds(60), transport: ServiceActor? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How ``ServiceActor/downloadFile(_:to:options:)`` behaves.
+/// How `ServiceActor.downloadFile(_:to:options:)` behaves.
 public struct DownloadOptions: Sendable {
     /// Continue a partial file with `Range: bytes=N-`, validated by `If-Range` with its ETag;
     /// also how a download recovers from a dropped connection.

@@ -43,8 +43,10 @@ extension HTTPRequest {
 
         /// An async sequence of chunks, read only as fast as the connection drains them.
         ///
-        /// - Parameter length: The total byte count if known (sent as `Content-Length`);
-        ///   `nil` sends the body with chunked transfer encoding.
+        /// - Parameters:
+        ///   - chunks: The body's bytes, in order.
+        ///   - length: The total byte count if known (sent as `Content-Length`);
+        ///     `nil` sends the body with chunked transfer encoding.
         public static func stream<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, length: Int64? = nil) -> Body
         where Chunks.Element == Data {
             Body(storage: .stream(length: length) { sink in

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Limits on what ``JSONValue/init(parsing:limits:)`` accepts.
+/// Limits on what `JSONValue(parsing:limits:)` accepts.
 public struct JSONLimits: Sendable, Hashable {
     /// The deepest nesting of arrays and objects. JSON nested 10,000 deep is rejected, not a stack overflow.
     public var maxDepth: Int

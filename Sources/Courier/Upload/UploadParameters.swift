@@ -39,7 +39,7 @@ public struct UploadParameters: Sendable {
     /// Compare the server's MD5/CRC32C of the object with the bytes sent, when it reports them.
     public var verifyIntegrity: Bool
     /// If set, the resumable session is written here (JSON, mode 0600) after every acknowledged
-    /// chunk, so ``ServiceActor/resumeUpload(from:as:)`` can continue it in a new process.
+    /// chunk, so ``ServiceActor/resumeUpload(from:query:)`` can continue it in a new process.
     public var sessionFile: URL?
 
     public init(file: URL, mimeType: String, uploadProtocol: UploadProtocol = .resumable) {

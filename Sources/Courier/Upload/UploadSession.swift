@@ -4,7 +4,7 @@ import Foundation
 /// Everything needed to continue a resumable upload in a new process: GTLR's missing piece.
 ///
 /// Save it (``UploadParameters/sessionFile`` does, after every acknowledged chunk), and after a
-/// crash call ``ServiceActor/resumeUpload(_:as:)``. The file is identified by path, size,
+/// crash call ``ServiceActor/resumeUpload(_:query:)``. The file is identified by path, size,
 /// modification date and a digest of its first MiB, so a file changed in between is refused
 /// (``UploadError/fileChanged``) rather than uploaded half old, half new.
 public struct UploadSession: Codable, Sendable, Hashable {
