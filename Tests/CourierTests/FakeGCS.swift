@@ -44,7 +44,7 @@ final class FakeGCS: Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            if Self.waitUntilListening(port: port, process: process) {
+            if waitForListener(port: port, while: process) {
                 self.port = port
                 self.process = process
                 return
@@ -53,29 +53,6 @@ final class FakeGCS: Sendable {
             process.waitUntilExit()
         }
         throw FakeGCSError.didNotStart
-    }
-
-    /// True once `port` accepts connections while the emulator still runs (a listener that is
-    /// not ours would accept too, but then the emulator exits on its failed bind).
-    private static func waitUntilListening(port: Int, process: Process) -> Bool {
-        for _ in 0..<200 {
-            guard process.isRunning else { return false }
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(descriptor)
-            if connected == 0 {
-                usleep(50_000)
-                return process.isRunning
-            }
-            usleep(25_000)
-        }
-        return false
     }
 
     func stop() {

@@ -170,3 +170,25 @@ func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600)
         return (process.terminationStatus, data, String(decoding: collected.withLock { $0 }, as: UTF8.self))
     }
 }
+
+/// True once `port` on 127.0.0.1 accepts connections while `process` (a peer server) still runs.
+func waitForListener(port: Int, while process: Process) -> Bool {
+    for _ in 0..<200 {
+        guard process.isRunning else { return false }
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        close(descriptor)
+        if connected == 0 {
+            usleep(50_000) // a listener that is not the process's own also accepts; the process then exits on its failed bind
+            return process.isRunning
+        }
+        usleep(25_000)
+    }
+    return false
+}
