@@ -31,7 +31,7 @@ enum Terminal {
     /// a second Ctrl-C exits at once with status 130, as shells expect.
     static func cancellingOnInterrupt<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await body() }
-        let interrupts = SignalCounter()
+        let interrupts = LockedValue(0)
         let source = signalSource(SIGINT) {
             if interrupts.increment() == 1 {
                 note("\ncourier: interrupted; finishing (Ctrl-C again to quit)")
@@ -53,15 +53,15 @@ enum Terminal {
 
     /// Returns on the first SIGINT or SIGTERM.
     static func waitForInterrupt() async {
-        let sources = SourceBox()
+        let sources = LockedValue<[any DispatchSourceSignal]>([]) // kept alive until cancelled
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = SignalCounter()
+            let once = LockedValue(0)
             let resume: @Sendable () -> Void = {
                 if once.increment() == 1 { continuation.resume() }
             }
-            sources.store([signalSource(SIGINT, resume), signalSource(SIGTERM, resume)])
+            sources.withLock { $0 = [signalSource(SIGINT, resume), signalSource(SIGTERM, resume)] }
         }
-        sources.cancelAll()
+        sources.withLock { $0.forEach { $0.cancel() }; $0 = [] }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
@@ -76,19 +76,9 @@ enum Terminal {
     }
 }
 
-/// Counts signals from the dispatch queue's handler.
-private final class SignalCounter: Sendable {
-    private let count = LockedValue(0)
-    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
-}
-
-/// Keeps signal sources alive until they are cancelled. Dispatch sources are thread-safe;
-/// the lock only guards the array.
-private final class SourceBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
-    func store(_ new: [any DispatchSourceSignal]) { lock.withLock { sources = new } }
-    func cancelAll() { lock.withLock { sources.forEach { $0.cancel() }; sources = [] } }
+extension LockedValue<Int> {
+    /// Counts one more signal; returns the count so far.
+    fileprivate func increment() -> Int { withLock { $0 += 1; return $0 } }
 }
 
 /// The live progress line on stderr: redrawn in place, cleared before the summary prints.

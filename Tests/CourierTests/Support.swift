@@ -98,16 +98,20 @@ func unusedPort() -> Int {
     // own test servers run in parallel — and no outgoing connection can take it meanwhile.
     while true {
         let port = Int.random(in: 20_000..<32_000)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        close(descriptor)
-        if bound == 0 { return port }
+        if withLoopbackSocket(port: port, bind) == 0 { return port }
+    }
+}
+
+/// Calls `bind` or `connect` with a fresh TCP socket and 127.0.0.1:`port`; closes the socket.
+func withLoopbackSocket(port: Int, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
 }
 
@@ -175,16 +179,7 @@ func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600)
 func waitForListener(port: Int, while process: Process) -> Bool {
     for _ in 0..<200 {
         guard process.isRunning else { return false }
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        close(descriptor)
-        if connected == 0 {
+        if withLoopbackSocket(port: port, connect) == 0 {
             usleep(50_000) // a listener that is not the process's own also accepts; the process then exits on its failed bind
             return process.isRunning
         }

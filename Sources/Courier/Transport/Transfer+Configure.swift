@@ -5,25 +5,24 @@ extension Transfer {
     /// What a plain GET leaves on a handle besides its per-request options: equal profiles
     /// mean equal option sets, so the handle can be reused without `curl_easy_reset` and a
     /// dozen setopts (a measurable share of a small request's CPU; Docs/Performance.md).
+    ///
+    /// The transport settings are not part of it: a handle never leaves its multi handle's
+    /// pool, and the multi's settings are fixed for its life.
     struct ReuseProfile: Equatable {
-        var settings: TransportSettings.Reusable
         var timeouts: Timeouts
         var hasUserAgentHeader: Bool
         var isHTTPS: Bool
     }
 
-    /// The profile of this request if it is a plain GET (no body, no file, no custom method), else nil.
-    private var reuseProfile: ReuseProfile? {
-        guard request.method == .get, request.body.isEmpty, fileOutput == nil else { return nil }
-        return ReuseProfile(settings: multi.settings.reusable, timeouts: timeouts,
-                            hasUserAgentHeader: request.headers.contains { HTTPSyntax.namesEqual($0.name, "User-Agent") },
-                            isHTTPS: request.url.scheme?.lowercased() == "https")
-    }
-
     /// Sets every option for this request: only the per-request ones when the handle still
     /// holds a plain GET's options of the same profile, all of them on a reset handle otherwise.
     func configure(_ handle: EasyHandle) throws(TransportError) {
-        let profile = reuseProfile
+        let hasUserAgentHeader = request.headers.contains { HTTPSyntax.namesEqual($0.name, "User-Agent") }
+        // Only a plain GET (no body, no file, no custom method) leaves options worth keeping.
+        let profile = request.method == .get && request.body.isEmpty && fileOutput == nil
+            ? ReuseProfile(timeouts: timeouts, hasUserAgentHeader: hasUserAgentHeader,
+                           isHTTPS: request.url.scheme?.lowercased() == "https")
+            : nil
         if let kept = handle.profile {
             if kept == profile {
                 try configurePerRequest(handle)
@@ -31,7 +30,7 @@ extension Transfer {
             }
             handle.reset()
         }
-        try configureEverything(handle)
+        try configureEverything(handle, hasUserAgentHeader: hasUserAgentHeader)
         handle.profile = profile
     }
 
@@ -43,12 +42,10 @@ extension Transfer {
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
-        // The previous list was freed with its transfer: always replace it, with nil if none.
-        try handle.set(CURLOPT_HTTPHEADER, pointer: nil)
-        try configureHeaders(handle, userAgent: "")
+        try configureHeaders(handle, userAgent: nil) // the kept user agent still stands
     }
 
-    private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
+    private func configureEverything(_ handle: EasyHandle, hasUserAgentHeader: Bool) throws(TransportError) {
         let settings = multi.settings
         let unretained = Unmanaged.passUnretained(self).toOpaque()
 
@@ -65,7 +62,7 @@ extension Transfer {
         multi.configureSocketCallbacks(handle)
 
         try configureMethodAndBody(handle)
-        try configureHeaders(handle, userAgent: settings.userAgent)
+        try configureHeaders(handle, userAgent: hasUserAgentHeader ? nil : settings.userAgent)
         try configureTimeouts(handle)
 
         if settings.followRedirects {
@@ -142,11 +139,11 @@ extension Transfer {
         }
     }
 
-    private func configureHeaders(_ handle: EasyHandle, userAgent: String) throws(TransportError) {
+    /// The request's header list, and `userAgent` unless nil (the request names its own, or a
+    /// reused handle still has it).
+    private func configureHeaders(_ handle: EasyHandle, userAgent: String?) throws(TransportError) {
         var list: UnsafeMutablePointer<curl_slist>?
-        var hasUserAgent = false
         for field in request.headers {
-            if HTTPSyntax.namesEqual(field.name, "User-Agent") { hasUserAgent = true }
             // "Name;" is curl's spelling for a header with an empty value ("Name:" would delete it).
             let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
             list = curl_slist_append(list, line)
@@ -156,8 +153,9 @@ extension Transfer {
             list = curl_slist_append(list, "Expect:")
         }
         headerList = list
-        if let list { try handle.set(CURLOPT_HTTPHEADER, pointer: list) }
-        if !hasUserAgent, !userAgent.isEmpty { try handle.set(CURLOPT_USERAGENT, userAgent) }
+        // Always set, nil included: a reused handle still points at its last transfer's freed list.
+        try handle.set(CURLOPT_HTTPHEADER, pointer: list)
+        if let userAgent, !userAgent.isEmpty { try handle.set(CURLOPT_USERAGENT, userAgent) }
     }
 
     private func configureTimeouts(_ handle: EasyHandle) throws(TransportError) {

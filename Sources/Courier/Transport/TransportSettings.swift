@@ -45,20 +45,3 @@ struct TransportSettings: Sendable {
     var maxResponseBodySize: Int
     var logger: Logger
 }
-
-extension TransportSettings {
-    /// The settings that shape a handle's options, for ``Transfer/ReuseProfile``.
-    struct Reusable: Equatable {
-        var tls: TLSConfiguration
-        var httpVersion: HTTPVersionPreference
-        var followRedirects: Bool
-        var maxRedirects: Int
-        var automaticDecompression: Bool
-        var userAgent: String
-    }
-
-    var reusable: Reusable {
-        Reusable(tls: tls, httpVersion: httpVersion, followRedirects: followRedirects, maxRedirects: maxRedirects,
-                 automaticDecompression: automaticDecompression, userAgent: userAgent)
-    }
-}
