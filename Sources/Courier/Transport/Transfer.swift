@@ -126,6 +126,7 @@ final class Transfer {
 
     /// Installs how the caller receives the outcome; resolves it at once if the transfer already ended.
     func install(_ sink: Sink) {
+        assertOnLoop()
         self.sink = sink
         if let error = undeliveredError {
             undeliveredError = nil
@@ -153,6 +154,7 @@ final class Transfer {
 
     /// Cancels at once: a queued transfer never gets a handle; a running one leaves the multi handle now.
     func cancel(with error: any Error) {
+        assertOnLoop()
         switch machine.cancel() {
         case .failQueued:
             multi.transferLeftQueue(self)
@@ -208,6 +210,7 @@ final class Transfer {
 
     /// The consumer wants the next chunk; `continuation` gets it, nil at the end, or the error.
     func nextChunk(for buffer: ResponseBodyBuffer, continuation: UnsafeContinuation<Data?, any Error>) {
+        assertOnLoop()
         if let chunk = buffer.take(orWait: continuation) {
             continuation.resume(returning: chunk)
             consumed(chunk.count)
@@ -216,6 +219,14 @@ final class Transfer {
 
     func consumed(_ count: Int) {
         if machine.consumed(byteCount: count) == .resumeReceiving { setPaused(receive: false) }
+    }
+}
+
+extension Transfer {
+    /// Traps in debug builds when loop-confined state is touched from another thread: the
+    /// compiler cannot see that confinement through `LoopBound`.
+    func assertOnLoop(file: StaticString = #file, line: UInt = #line) {
+        assert(multi.loop.isCurrent, "a transfer was touched off its event loop", file: file, line: line)
     }
 }
 
