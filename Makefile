@@ -52,10 +52,14 @@ build: deps
 # so they neither starve nor are starved by the parallel suite.
 HEAVY_TESTS := UploadProcessTests|MemoryTests
 
-## test: the whole suite
+TEST_LOGS := $(CURDIR)/.build/test-logs
+
+## test: the whole suite, then a scan of everything it logged for test credentials
 test: peers build
-	$(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)'
-	$(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
+	rm -rf $(TEST_LOGS)
+	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)'
+	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
+	Scripts/secret-scan.sh $(TEST_LOGS)
 
 ## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
 run: deps

@@ -16,6 +16,8 @@ import Synchronization
 ///   OpenSSL), and its `aud`, `iss`, `scope` and `exp`/`iat` window are checked.
 ///
 /// Tokens live ``tokenLifetime`` seconds. ``failNext(_:)`` makes the next refreshes fail.
+/// Access tokens contain `s3kr1t`, the mark Courier's suite scans its logs for: a token that
+/// reaches a log line is found without knowing its value.
 public final class TokenServer: Sendable {
     /// How a scripted token request fails.
     public enum Failure: Sendable, Equatable {
@@ -176,7 +178,7 @@ public final class TokenServer: Sendable {
     private func issue(scope: String?, refreshToken: String?) -> Response {
         let (token, lifetime) = state.withLock { state -> (String, TimeInterval) in
             state.issued += 1
-            let token = "ya29.test-\(state.issued)-\(UUID().uuidString.prefix(8))"
+            let token = "ya29.s3kr1t-\(state.issued)-\(UUID().uuidString.prefix(8))"
             state.tokens[token] = Date().addingTimeInterval(state.lifetime)
             state.lastScope = scope
             return (token, state.lifetime)

@@ -16,8 +16,8 @@ final class MovableNow: Sendable {
 
 enum AuthFixtures {
     static let clientID = "client-123.apps.example.com"
-    static let clientSecret = "CLIENT-SECRET-xyz"
-    static let refreshToken = "REFRESH-TOKEN-abc"
+    static let clientSecret = "CLIENT-s3kr1t-xyz"
+    static let refreshToken = "REFRESH-s3kr1t-abc"
 
     /// A service account with a key pair made now: no private key is committed.
     static func serviceAccount(registeredWith server: TestServer, email: String = "robot@project.iam.example.com")
@@ -27,7 +27,11 @@ enum AuthFixtures {
         try server.tokens.registerServiceAccount(email: email, publicKeyPEM: account.publicKeyPEM)
         let file = try account.writeKeyFile(to: FileManager.default.temporaryDirectory.appendingPathComponent("sa-\(UUID()).json"))
         let object = try JSONSerialization.jsonObject(with: account.keyFileJSON) as? [String: Any]
-        return (file, account.keyFileJSON, try #require(object?["private_key"] as? String))
+        let privateKey = try #require(object?["private_key"] as? String)
+        for line in privateKey.split(separator: "\n") where !line.hasPrefix("-----") {
+            SuiteLog.registerSecret(String(line))
+        }
+        return (file, account.keyFileJSON, privateKey)
     }
 
     static func protectedNote(_ id: String) -> Query<Note> {
@@ -259,7 +263,7 @@ enum AuthFixtures {
     @Test func authorizationIsDroppedOnARedirectToAnotherHost() async throws {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = BearerTokenAuthorizer(token: "SECRET")
+            configuration.authorizer = BearerTokenAuthorizer(token: "s3kr1t")
             try await withService(configuration: configuration) { service in
                 var query = Query<GenericObject>(api: TestAPIs.notes, name: "redirect", path: "/redirect-to")
                 query.parameters.set("url", "http://localhost:\(server.baseURL.port!)/echo")
@@ -322,7 +326,7 @@ enum AuthFixtures {
         let capture = CapturedLog()
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-secrets-\(UUID())")
         defer { try? FileManager.default.removeItem(at: logDirectory) }
-        var secrets = [AuthFixtures.clientSecret, AuthFixtures.refreshToken, "API-KEY-42"]
+        var secrets = [AuthFixtures.clientSecret, AuthFixtures.refreshToken, "API-KEY-s3kr1t-42"]
         var texts: [String] = []
         try await withTestServer { server in
             server.notes.seed(count: 1)
@@ -338,7 +342,7 @@ enum AuthFixtures {
                 var configuration = ServiceActor.Configuration.testing(server.baseURL)
                 configuration.logger = Logger(label: "secrets", factory: capture.handler)
                 configuration.httpLog = HTTPLogOptions(directory: logDirectory)
-                configuration.authorizer = CombinedAuthorizer(APIKeyAuthorizer(key: "API-KEY-42"), authorizer)
+                configuration.authorizer = CombinedAuthorizer(APIKeyAuthorizer(key: "API-KEY-s3kr1t-42"), authorizer)
                 try await withService(configuration: configuration) { service in
                     _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                     server.tokens.expireAllTokens()
@@ -350,8 +354,8 @@ enum AuthFixtures {
             secrets.append(try await refresh.currentToken().value)
             secrets.append(try await robot.currentToken().value)
             texts.append("\(try await refresh.currentToken())")
-            let bad = try AuthFixtures.refreshAuthorizer(server, refreshToken: "REVOKED-SECRET-TOKEN")
-            secrets.append("REVOKED-SECRET-TOKEN")
+            let bad = try AuthFixtures.refreshAuthorizer(server, refreshToken: "REVOKED-s3kr1t-TOKEN")
+            secrets.append("REVOKED-s3kr1t-TOKEN")
             do { _ = try await bad.currentToken() } catch { texts.append("\(error)") }
             texts.append("\(try ServiceAccountKey(contentsOf: account.file))")
         }

@@ -335,7 +335,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
 
     @Test func gettingAndDeletingObjectsInOneBatch() async throws {
         try await withFakeGCS { gcs in
-            var configuration = ServiceActor.Configuration()
+            var configuration = ServiceActor.Configuration.suite()
             configuration.rootURL = gcs.baseURL
             try await withService(configuration: configuration) { service in
                 var bucket = Query<GenericObject>(api: Self.storage, name: "storage.buckets.insert", method: .post, path: "b")

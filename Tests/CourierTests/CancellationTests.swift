@@ -52,7 +52,7 @@ import Testing
 
     @Test func cancelWhileConnecting() async throws {
         let blackhole = BlackholeListener()
-        try await withService { service in
+        try await withService(configuration: .suite()) { service in
             let task = Task { try await service.send(HTTPRequest(url: blackhole.url)) }
             #expect(await eventually { await service.stats.openConnections == 1 })
             let started = ContinuousClock.now

@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func actorIsolationIsTheLoopThread() async throws {
-        try await withService { service in
+        try await withService(configuration: .suite()) { service in
             let isLoop = await service.runOnLoopForTesting { service.executor.isCurrent }
             #expect(isLoop)
             // assumeIsolated works from a closure the loop runs outside any actor job.

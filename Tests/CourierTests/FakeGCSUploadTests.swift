@@ -21,7 +21,7 @@ import Testing
 
     func withBucket<T>(_ body: (FakeGCS, ServiceActor) async throws -> T) async throws -> T {
         try await withFakeGCS { gcs in
-            var configuration = ServiceActor.Configuration()
+            var configuration = ServiceActor.Configuration.suite()
             configuration.rootURL = gcs.baseURL
             return try await withService(configuration: configuration) { service in
                 var bucket = Query<GenericObject>(api: Self.storage, name: "storage.buckets.insert", method: .post, path: "b")

@@ -121,7 +121,7 @@ enum Notes {
 extension ServiceActor.Configuration {
     /// Sends queries to the test server, with retry waits on a virtual clock.
     static func testing(_ root: URL, clock: (any Clock<Duration>)? = nil) -> Self {
-        var configuration = Self()
+        var configuration = Self.suite()
         configuration.rootURL = root
         if let clock { configuration.clock = clock }
         return configuration

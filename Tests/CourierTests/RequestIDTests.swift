@@ -106,13 +106,13 @@ import Testing
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.httpLog = HTTPLogOptions(directory: directory)
-            configuration.apiKey = "APIKEY-SECRET"
+            configuration.apiKey = "APIKEY-s3kr1t"
             try await withService(configuration: configuration) { service in
                 var note = Note()
                 note.title = "logged"
-                note.json["refresh_token"] = "REFRESH-SECRET"
+                note.json["refresh_token"] = "REFRESH-s3kr1t"
                 var query = Notes.insert(note)
-                query.headers["Authorization"] = "Bearer TOKEN-SECRET"
+                query.headers["Authorization"] = "Bearer TOKEN-s3kr1t"
                 _ = try await service.execute(query)
                 _ = try? await service.execute(Notes.get("missing"))
             }
@@ -127,7 +127,7 @@ import Testing
         #expect(text.contains("404"))
         #expect(text.contains("Bearer _snip_"))
         #expect(text.contains("key=_snip_"))
-        #expect(!text.contains("SECRET"), "a secret reached the log")
+        #expect(!text.contains("s3kr1t"), "a secret reached the log")
         let index = try String(contentsOf: directory.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(index.contains(exchanges[1]))
     }
@@ -159,7 +159,7 @@ import Testing
             }
         }
         let clock = VirtualClock()
-        var configuration = ServiceActor.Configuration()
+        var configuration = ServiceActor.Configuration.suite()
         configuration.testHandler = mock.handler
         configuration.clock = clock
         configuration.apiKey = "k"
@@ -181,7 +181,7 @@ import Testing
         mock.on(path: "/notes/v1/notes/n1", sequence: [try .googleError(status: 503, message: "busy"),
                                                        try .googleError(status: 503, message: "busy"), try .json(["id": "n1"])])
         let clock = VirtualClock()
-        var configuration = ServiceActor.Configuration()
+        var configuration = ServiceActor.Configuration.suite()
         configuration.clock = clock
         configuration.retry = RetryPolicy(initialDelay: 1...1)
         try await withService(configuration: configuration) { service in
@@ -194,7 +194,7 @@ import Testing
     }
 
     @Test func unroutedRequestsGetAGoogle404() async throws {
-        var configuration = ServiceActor.Configuration()
+        var configuration = ServiceActor.Configuration.suite()
         configuration.testHandler = MockTransport().handler
         try await withService(configuration: configuration) { service in
             do { _ = try await service.execute(Notes.get("x")) } catch APIError.notFound {} catch { Issue.record("\(error)") }

@@ -200,7 +200,7 @@ import Testing
             request.headers["Authorization"] == "Bearer t2"
                 ? try .json(["id": "n1"]) : try .googleError(status: 401, message: "expired", reason: "authError")
         }
-        var configuration = ServiceActor.Configuration()
+        var configuration = ServiceActor.Configuration.suite()
         configuration.authorizer = authorizer
         configuration.testHandler = mock.handler
         try await withService(configuration: configuration) { service in

@@ -6,7 +6,7 @@ import Testing
 @Suite struct ShutdownTests {
     @Test func shutdownFailsInFlightTransfersAndRefusesNewOnes() async throws {
         try await withTestServer { server in
-            let service = try ServiceActor()
+            let service = try ServiceActor(configuration: .suite())
             let inFlight = (0..<50).map { _ in Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) } }
             #expect(await eventually { await service.stats.liveTransfers == 50 })
             let started = ContinuousClock.now
@@ -25,7 +25,7 @@ import Testing
 
     @Test func drainingShutdownLetsTransfersFinish() async throws {
         try await withTestServer { server in
-            let service = try ServiceActor()
+            let service = try ServiceActor(configuration: .suite())
             let inFlight = (0..<10).map { _ in Task { try await service.send(HTTPRequest(url: server.url("/delay/300"))) } }
             #expect(await eventually { await service.stats.liveTransfers == 10 })
             await service.shutdown(.drain)
@@ -35,7 +35,7 @@ import Testing
 
     @Test func shutdownFromTheLoopExecutorCompletes() async throws {
         try await withTestServer { server in
-            let service = try ServiceActor()
+            let service = try ServiceActor(configuration: .suite())
             try await withTaskExecutorPreference(service.executor) {
                 _ = try await service.send(HTTPRequest(url: server.url("/echo")))
                 await service.shutdown()
@@ -47,7 +47,7 @@ import Testing
         try await withTestServer { server in
             weak var weakLoop: CurlEventLoop?
             do {
-                let service = try ServiceActor()
+                let service = try ServiceActor(configuration: .suite())
                 weakLoop = service.executor
                 _ = try await service.send(HTTPRequest(url: server.url("/echo")))
             }
@@ -59,7 +59,7 @@ import Testing
     @Test func manyServicesComeAndGo() async throws {
         try await withTestServer { server in
             for _ in 0..<50 {
-                try await withService { service in
+                try await withService(configuration: .suite()) { service in
                     _ = try await service.send(HTTPRequest(url: server.url("/echo")))
                 }
             }

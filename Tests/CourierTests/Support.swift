@@ -12,7 +12,7 @@ func withServerAndService<Result>(
     configure: (inout ServiceActor.Configuration) -> Void = { _ in },
     _ body: (TestServer, ServiceActor) async throws -> Result
 ) async throws -> Result {
-    var configuration = ServiceActor.Configuration()
+    var configuration = ServiceActor.Configuration.suite()
     configure(&configuration)
     return try await withTestServer { server in
         try await withService(configuration: configuration) { service in
@@ -151,12 +151,15 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
     }
 }
 
-/// Runs a child process to completion off the cooperative threads; returns its exit status and stdout.
-func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600) async throws -> (status: Int32, output: Data, error: String) {
+/// Runs a child process to completion off the cooperative threads; returns its exit status and
+/// stdout. What it printed is kept in the suite's log (``SuiteLog``) unless `record` is false.
+func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600, record: Bool = true,
+                environment: [String: String]? = nil) async throws -> (status: Int32, output: Data, error: String) {
     try await onOwnThread {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -171,7 +174,9 @@ func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600)
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         while !collected.withLock({ !$0.isEmpty }) && Date() < deadline && reader.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
-        return (process.terminationStatus, data, String(decoding: collected.withLock { $0 }, as: UTF8.self))
+        let errorText = String(decoding: collected.withLock { $0 }, as: UTF8.self)
+        if record { SuiteLog.recordOutput(of: executable, stdout: data, stderr: errorText) }
+        return (process.terminationStatus, data, errorText)
     }
 }
 

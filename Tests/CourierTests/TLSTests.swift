@@ -8,13 +8,13 @@ import Testing
 @Suite(.serialized) struct TLSTests {
     @Test func selfSignedIsRejectedByDefaultAndAcceptedWithItsCA() async throws {
         try await withNginxTLS { peer in
-            try await withService { service in
+            try await withService(configuration: .suite()) { service in
                 let error = await #expect(throws: TransportError.self) {
                     try await service.send(HTTPRequest(url: peer.url(host: "localhost", path: "/ok")))
                 }
                 #expect(error == .tlsFailure)
             }
-            var configuration = ServiceActor.Configuration()
+            var configuration = ServiceActor.Configuration.suite()
             configuration.tls = TLSConfiguration(caBundlePath: peer.caPath)
             try await withService(configuration: configuration) { service in
                 let response = try await service.send(HTTPRequest(url: peer.url(host: "localhost", path: "/ok")))
@@ -26,7 +26,7 @@ import Testing
 
     @Test func aHostnameMismatchIsRejected() async throws {
         try await withNginxTLS { peer in
-            var configuration = ServiceActor.Configuration()
+            var configuration = ServiceActor.Configuration.suite()
             configuration.tls = TLSConfiguration(caBundlePath: peer.caPath)
             try await withService(configuration: configuration) { service in
                 // The certificate names localhost only, not the address.
@@ -40,7 +40,7 @@ import Testing
 
     @Test func http2StreamsShareOneConnection() async throws {
         try await withNginxTLS { peer in
-            var configuration = ServiceActor.Configuration()
+            var configuration = ServiceActor.Configuration.suite()
             configuration.tls = TLSConfiguration(caBundlePath: peer.caPath)
             configuration.httpVersion = .http2
             configuration.limits.maxConnectionsPerHost = 1

@@ -195,7 +195,7 @@ struct PatternFile: Sendable {
         mock.on(.put, path: "/session/1") { _ in
             try .json(["id": "f", "size": "5", "md5Hash": "XUFAKrxLKna5cZ2REBfFkg==", "crc32c": "AAAAAA=="])
         }
-        var configuration = ServiceActor.Configuration()
+        var configuration = ServiceActor.Configuration.suite()
         configuration.testHandler = mock.handler
         try await withService(configuration: configuration) { service in
             var query = Query<GenericObject>(api: TestAPIs.notes, name: "files.insert", method: .post, path: "files")

@@ -127,6 +127,9 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
                 if accepting(response.status) { return response }
                 if response.status == 401, let authorizer = configuration.authorizer, !refreshedCredentials {
                     refreshedCredentials = true
+                    configuration.logger.debug("credentials refused; refreshing them once", metadata: [
+                        "query": "\(query.name)", "request-id": "\(query.requestID)",
+                    ])
                     await authorizer.invalidate(request)
                     request = try await authorized(unsigned)
                     continue
@@ -138,6 +141,10 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
                 failure = error
             }
             guard case .retry(let delay) = retry.decide(outcome) else { throw failure }
+            configuration.logger.debug("retrying", metadata: [
+                "query": "\(query.name)", "request-id": "\(query.requestID)", "attempt": "\(retry.retries)",
+                "delay": "\(delay)", "reason": "\(failure)",
+            ])
             service.eventHub.emit(.retrying(requestID: query.requestID, query: query.name, attempt: retry.retries,
                                             delay: delay, reason: "\(failure)"))
             try await service.requests.sleep(query.requestID, for: delay, on: configuration.clock)

@@ -3,10 +3,11 @@ public enum Redaction {
     /// The text that stands in for a secret.
     public static let placeholder = "_snip_"
 
-    /// Query parameters whose values are secrets.
+    /// Query parameters whose values are secrets. A resumable upload's `upload_id` is one: the
+    /// session URI alone lets anyone upload into the session, without credentials.
     static let secretParameters: Set<String> = [
         "key", "access_token", "refresh_token", "id_token", "client_secret", "token", "code",
-        "password", "assertion", "signature", "sig", "x-goog-signature", "api_key", "apikey",
+        "password", "assertion", "signature", "sig", "x-goog-signature", "api_key", "apikey", "upload_id",
     ]
 
     /// Headers whose values are secrets.

@@ -87,6 +87,9 @@ struct ResumableUpload<Response: QueryResponse> {
             throw UploadError(.protocolViolation, message: "the initiation answered \(response.status) without a Location")
         }
         let next = machine.initiated(sessionURI: sessionURI)
+        execution.configuration.logger.debug("upload session opened", metadata: [
+            "query": "\(query.name)", "session": "\(Redaction.url(sessionURI.absoluteString))", "bytes": "\(total)",
+        ])
         saveSession()
         return next
     }
@@ -136,6 +139,9 @@ struct ResumableUpload<Response: QueryResponse> {
             saveSession()
             return next
         case 404, 410:
+            execution.configuration.logger.debug("upload session gone", metadata: [
+                "query": "\(query.name)", "status": "\(response.status)", "acknowledged": "\(machine.offset)",
+            ])
             let next = machine.failed(sessionGone: true)
             if case .fail = next { removeSession() }
             return next

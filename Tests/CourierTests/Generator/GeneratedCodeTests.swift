@@ -7,7 +7,7 @@ import Testing
 /// describes, and its objects convert the formats the document names.
 @Suite struct GeneratedCodeTests {
     func url<Convertible: QueryConvertible>(_ convertible: Convertible) throws -> String {
-        try RequestBuilder.build(convertible.makeQuery(), configuration: ServiceActor.Configuration()).url.absoluteString
+        try RequestBuilder.build(convertible.makeQuery(), configuration: ServiceActor.Configuration.suite()).url.absoluteString
     }
 
     @Test func optionalParametersArePropertiesAndRepeatedOnesRepeat() throws {
@@ -43,7 +43,7 @@ import Testing
         #expect(query.isUpload)
         let media = GoldenNotes.Notes.Notes.get(noteId: "n1").makeMediaQuery()
         #expect(media.downloadsMedia)
-        #expect(try RequestBuilder.build(media, configuration: ServiceActor.Configuration()).url.absoluteString.contains("alt=media"))
+        #expect(try RequestBuilder.build(media, configuration: ServiceActor.Configuration.suite()).url.absoluteString.contains("alt=media"))
         #expect(GoldenNotes.Notes.Notes.import(note, project: "p", mode: .replace).makeQuery().method == .post)
         #expect(GoldenNotes.Notes.Notes.delete(noteId: "n1").makeQuery().method == .delete)
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct GoogleStorageEndToEndTests {
     func withStorage<T>(_ body: (ServiceActor) async throws -> T) async throws -> T {
         try await withFakeGCS { gcs in
-            var configuration = ServiceActor.Configuration()
+            var configuration = ServiceActor.Configuration.suite()
             configuration.rootURL = gcs.baseURL
             return try await withService(configuration: configuration) { service in
                 var bucket = GoogleStorage.Bucket()

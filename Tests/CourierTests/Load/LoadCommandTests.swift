@@ -67,7 +67,8 @@ import Testing
     /// Not on a TTY (stdout and stderr are pipes here): a plain summary, no live line, no escapes.
     @Test func theSummaryOnAPipe() async throws {
         try await withTestServer { server in
-            let run = try await runProcess(Self.courier, ["load", server.url("/json/256").absoluteString, "-c", "4", "-n", "300"], timeout: 120)
+            let run = try await runProcess(Self.courier, ["load", server.url("/json/256").absoluteString, "-c", "4", "-n", "300",
+                                                          "--auth-bearer", "cli-\(SuiteLog.marker)-token"], timeout: 120)
             let text = String(decoding: run.output, as: UTF8.self)
             #expect(run.status == 0, "\(run.error)")
             #expect(text.contains("Requests/sec:"))

@@ -1,0 +1,105 @@
+@testable import Courier
+import CourierSync
+import Foundation
+import Logging
+
+/// Everything the suite logs, kept on disk so `make test` can scan it for secrets afterwards
+/// (`Scripts/secret-scan.sh`): every service's log lines at trace level, every HTTP log file,
+/// and the output of every child process the tests run.
+///
+/// Test credentials carry ``marker`` (the test token server mints tokens with it too); secrets
+/// that cannot, such as generated private keys, are listed with ``registerSecret(_:)``. A hit
+/// anywhere in the folder fails `make test`.
+enum SuiteLog {
+    /// In every test credential, so a leak is found even where the exact value is unknown.
+    static let marker = "s3kr1t"
+
+    /// `COURIER_TEST_LOG_DIR`, or `.build/test-logs` in the package.
+    static let directory: URL = {
+        let url: URL
+        if let path = ProcessInfo.processInfo.environment["COURIER_TEST_LOG_DIR"], !path.isEmpty {
+            url = URL(fileURLWithPath: path)
+        } else {
+            url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/test-logs")
+        }
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// One file of log lines per test process.
+    private static let lines = AppendOnlyFile(directory.appendingPathComponent("courier-\(getpid()).log"))
+    private static let secrets = AppendOnlyFile(directory.appendingPathComponent("secrets/registered-\(getpid()).txt"))
+
+    /// A trace-level logger that appends to this process's log file.
+    static var logger: Logger {
+        var logger = Logger(label: "courier") { label in FileLogHandler(label: label, file: lines) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    /// HTTP logging into a folder of the suite's own.
+    static func httpLog() -> HTTPLogOptions {
+        HTTPLogOptions(directory: directory.appendingPathComponent("http/\(UUID().uuidString)"))
+    }
+
+    /// Keeps what a child process printed.
+    static func recordOutput(of executable: URL, stdout: Data, stderr: String) {
+        let file = directory.appendingPathComponent("processes/\(executable.lastPathComponent)-\(UUID().uuidString.prefix(8)).txt")
+        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? (stdout + Data(("\n--- stderr ---\n" + stderr).utf8)).write(to: file)
+    }
+
+    /// A secret that cannot carry ``marker``; the scan looks for it verbatim.
+    static func registerSecret(_ secret: String) {
+        guard secret.count >= 8 else { return } // shorter strings would match by chance
+        secrets.append(secret + "\n")
+    }
+}
+
+extension ServiceActor.Configuration {
+    /// The default configuration, logging into ``SuiteLog``. Every service in the suite starts here.
+    static func suite() -> Self {
+        var configuration = Self()
+        configuration.logger = SuiteLog.logger
+        configuration.httpLog = SuiteLog.httpLog()
+        return configuration
+    }
+}
+
+/// A file that many threads append lines to.
+final class AppendOnlyFile: Sendable {
+    private let handle: LockedValue<FileHandle?>
+
+    init(_ url: URL) {
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        handle = LockedValue(try? FileHandle(forWritingTo: url))
+    }
+
+    func append(_ text: String) {
+        handle.withLock { handle in
+            handle?.seekToEndOfFile()
+            handle?.write(Data(text.utf8))
+        }
+    }
+}
+
+/// Writes each log event as one line: level, label, message, metadata.
+struct FileLogHandler: LogHandler {
+    let label: String
+    let file: AppendOnlyFile
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        file.append("\(event.level) \(label) \(event.message) \(fields)\n")
+    }
+}
