@@ -11,7 +11,9 @@ import Synchronization
 ///   answer (add `;run=<id>` to give each test run its own count, as testbench instructions are
 ///   consumed);
 /// - `429x2`: the same with 429 and `Retry-After: 1`;
-/// - `slow-200`: the route answers after 200 ms.
+/// - `401x1`: the same with 401, as a server does for an expired or revoked token;
+/// - `slow-200`: the route answers after 200 ms;
+/// - `redirect-loop`: every request is answered `307` back to its own URL.
 ///
 /// Wire-level faults (resets, truncation, invalid chunking, stalls, huge headers) are the raw
 /// fault server's (``TestServer/faultURL``), with the same header.
@@ -27,6 +29,9 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[HTTPField.Name("X-Courier-Fault")!] else { return try await next(request, context) }
         let fault = header.split(separator: ";").first.map(String.init) ?? header
+        if fault == "redirect-loop" {
+            return Response(status: .temporaryRedirect, headers: [.location: request.uri.description, .contentLength: "0"])
+        }
         if fault.hasPrefix("slow-"), let milliseconds = Int(fault.dropFirst(5)) {
             try await Task.sleep(for: .milliseconds(milliseconds))
             return try await next(request, context)
@@ -36,6 +41,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         guard seen.next(header) <= times else { return try await next(request, context) }
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == 429 { headers[.retryAfter] = "1" }
+        if status == 401 { headers[.wwwAuthenticate] = #"Bearer error="invalid_token""# }
         let body = #"{"error":{"code":\#(status),"message":"injected fault \#(fault)","errors":[{"reason":"backendError"}]}}"#
         return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }

@@ -7,8 +7,8 @@ extension ServiceActor {
     /// - A query the server answered with an error status gets an ``APIError``; one whose part
     ///   is missing or unreadable gets a ``BatchError``; media queries are refused
     ///   (``BatchError/notAllowed``) — uploads and downloads do not travel in batches.
-    /// - The batch request is authorized once; parts that come back 401 are sent again, once,
-    ///   after the authorizer refreshed its credentials.
+    /// - The batch request is authorized once; when it, or some of its parts, come back 401,
+    ///   the authorizer refreshes its credentials and those are sent again, once.
     /// - Queries whose paging is ``PagingPolicy/fetchAll(maxPages:whenLimitReached:)`` follow their
     ///   pages in further batches.
     /// - A failure of the batch request itself (after retries) fails each of its queries.
@@ -92,6 +92,15 @@ extension ServiceActor {
                 response = try await sendBatchRequest(request)
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let error as APIError where error.status == 401 && !refreshed {
+                // The batch request's own credentials were refused (an expired token): refresh once.
+                guard let authorizer = configuration.authorizer else {
+                    for (item, _) in pending { results[item.requestID] = .failure(error) }
+                    return results
+                }
+                refreshed = true
+                await authorizer.invalidate(request)
+                continue
             } catch {
                 for (item, _) in pending { results[item.requestID] = .failure(error) }
                 return results

@@ -44,7 +44,8 @@ struct PartialDownload: Codable {
 
 extension ServiceActor {
     /// Downloads the media of `query` (`alt=media`) to `file`, resuming a partial file and
-    /// recovering from dropped connections with `Range`; the body never sits in memory.
+    /// recovering from dropped connections with `Range`; the body never sits in memory. A 401
+    /// makes the authorizer refresh its credentials once, as for queries.
     public nonisolated func downloadFile<Response>(_ query: Query<Response>, to file: URL,
                                                    options: DownloadOptions = DownloadOptions()) async throws -> DownloadResult {
         var media = query
@@ -64,6 +65,7 @@ extension ServiceActor {
         let sidecar = PartialDownload.sidecar(for: file)
         var retry = RetryStateMachine(policy: configuration.retry, queryName: name, replayable: true)
         var firstOffset: Int64?
+        var refreshedCredentials = false
         while true {
             try Task.checkCancellation()
             var request = base
@@ -89,6 +91,11 @@ extension ServiceActor {
                 eventHub.emit(.retrying(requestID: requestID, query: name, attempt: retry.retries, delay: delay, reason: "\(error)"))
                 try await configuration.clock.sleep(for: delay)
             } catch let error as APIError {
+                if error.status == 401, let authorizer = configuration.authorizer, !refreshedCredentials {
+                    refreshedCredentials = true // an expired token: refresh once, as queries do
+                    await authorizer.invalidate(request)
+                    continue
+                }
                 guard case .retry(let delay) = retry.decide(.response(status: error.status, retryAfter: RetryAfter.parse(error.headers["Retry-After"])))
                 else { throw error }
                 try await configuration.clock.sleep(for: delay)
