@@ -54,12 +54,16 @@ HEAVY_TESTS := UploadProcessTests|MemoryTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
 
-## test: the whole suite, then a scan of everything it logged for test credentials
+# Seconds per fuzz target in `make test` (`make fuzz` runs longer).
+FUZZ_TEST_SECONDS ?= 15
+
+## test: the whole suite, a scan of everything it logged for test credentials, and each fuzzer briefly
 test: peers build
 	rm -rf $(TEST_LOGS)
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)'
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 	Scripts/secret-scan.sh $(TEST_LOGS)
+	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) Fuzz/run.sh
 
 ## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
 run: deps
