@@ -92,9 +92,14 @@ generated-check: deps
 	Scripts/generated-check.sh ../shared/discovery
 
 ## sanitize: the suite under ThreadSanitizer, then AddressSanitizer (separate build folders)
+# LeakSanitizer is off: it cannot see pointers Swift packs into enum payloads (Data's storage,
+# for one), so objects still alive at exit show up as leaks. Docs/Reliability.md has the details.
 sanitize: peers deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)'
-	$(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)'
+	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)'
+	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs \
+	ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp \
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)'
 
 ## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs
 docs: deps

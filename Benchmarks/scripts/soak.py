@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`make soak`: SOAK_MINUTES (10) of mixed load with faults; samples RSS, descriptors, threads,
-transfers and easy handles every 5 s, then judges growth after warm-up and draws Docs/soak.svg.
+"""`make soak`: SOAK_MINUTES (10) of mixed load with faults; samples RSS, malloc's bytes in use,
+descriptors, threads, transfers and easy handles every 5 s, then judges growth after warm-up and draws Docs/soak.svg.
 
 The load (CourierBench soak): 256 operations in flight — 1 KB GETs, queries that meet a 503
 once, wire batches, paged lists, 300 KB resumable uploads, and requests to the raw fault server
@@ -10,6 +10,7 @@ import csv
 import io
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -43,9 +44,20 @@ def main():
     with open(os.path.join(ROOT, "bench-results", f"soak-{stamp}.csv"), "w") as f:
         f.write(run.stdout)
     after = [r for r in rows if int(r["seconds"]) >= min(WARMUP_SECONDS, MINUTES * 30)]
-    rss0, rss1 = int(after[0]["rss_kib"]), int(after[-1]["rss_kib"])
+    # RSS saws as uploads' buffers come and go, so a single first and last sample are
+    # arbitrary points of the saw: compare the medians of the first and the last minute after
+    # warm-up instead, and fit a line through all of it for the trend.
+    window = max(1, min(12, len(after) // 3))
+    def growth_of(column):
+        first = statistics.median(int(r[column]) for r in after[:window])
+        last = statistics.median(int(r[column]) for r in after[-window:])
+        xs = [int(r["seconds"]) / 60 for r in after]
+        ys = [int(r[column]) / 1024 for r in after]
+        slope = statistics.linear_regression(xs, ys).slope if len(after) > 1 else 0.0
+        return first, last, (last - first) / first * 100, slope
+    rss0, rss1, growth, rss_slope = growth_of("rss_kib")
+    heap0, heap1, heap_growth, heap_slope = growth_of("heap_kib")
     peak = max(int(r["rss_kib"]) for r in after)
-    growth = (rss1 - rss0) / rss0 * 100
     fds = [int(r["fds"]) for r in after]
     threads = sorted({int(r["threads"]) for r in rows})
     handles = [int(r["easy_handles"]) for r in after]
@@ -53,7 +65,10 @@ def main():
     summary = [
         f"{len(rows)} samples over {last['seconds']} s; {last['ok']} operations succeeded, "
         f"{last['expected_failures']} failed as their fault required, {last['unexpected_failures']} failed unexpectedly",
-        f"RSS after warm-up: {rss0 / 1024:.1f} MiB -> {rss1 / 1024:.1f} MiB ({growth:+.1f}%), peak {peak / 1024:.1f} MiB",
+        f"RSS after warm-up (median of the first and of the last minute): {rss0 / 1024:.1f} MiB -> {rss1 / 1024:.1f} MiB "
+        f"({growth:+.1f}%), trend {rss_slope:+.2f} MiB/min, peak {peak / 1024:.1f} MiB",
+        f"malloc in use after warm-up: {heap0 / 1024:.1f} MiB -> {heap1 / 1024:.1f} MiB ({heap_growth:+.1f}%), "
+        f"trend {heap_slope:+.2f} MiB/min",
         f"descriptors {min(fds)}-{max(fds)}; threads {threads}; easy handles {min(handles)}-{max(handles)}",
         f"RSS growth under 5% after warm-up: {'yes' if growth < 5 else 'NO'}",
     ]
@@ -67,6 +82,7 @@ def svg(rows):
     width, height, pad = 720, 300, 40
     seconds = [int(r["seconds"]) for r in rows]
     series = [("RSS MiB", [int(r["rss_kib"]) / 1024 for r in rows], "#1f77b4"),
+              ("malloc in use MiB", [int(r["heap_kib"]) / 1024 for r in rows], "#9467bd"),
               ("open descriptors", [int(r["fds"]) for r in rows], "#ff7f0e"),
               ("easy handles", [int(r["easy_handles"]) for r in rows], "#2ca02c")]
     top = max(max(values) for _, values, _ in series) * 1.1 or 1

@@ -22,7 +22,7 @@ import Testing
 
     @Test func cancelWhileQueuedForAdmission() async throws {
         try await withServerAndService(configure: { $0.limits.maxConcurrentTransfersPerHost = 1 }) { server, service in
-            let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/3000"))) }
+            let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
             #expect(await eventually { await service.stats.runningTransfers == 1 })
             let queued = Task { try await service.send(HTTPRequest(url: server.url("/echo"))) }
             #expect(await eventually { await service.stats.queuedTransfers == 1 })
@@ -38,7 +38,7 @@ import Testing
 
     @Test func cancelWhileQueuedInsideCurlForAConnection() async throws {
         try await withServerAndService(configure: { $0.limits.maxConnectionsPerHost = 1 }) { server, service in
-            let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/3000"))) }
+            let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
             #expect(await eventually { server.counters.inFlight == 1 })
             let pending = Task { try await service.send(HTTPRequest(url: server.url("/echo"))) }
             #expect(await eventually { await service.stats.runningTransfers == 2 })

@@ -74,4 +74,11 @@ enum Probe {
 
     static func threads() -> Int { status("Threads") }
     static func residentKiB() -> Int { status("VmRSS") }
+
+    /// Bytes malloc has handed out and not had back, over all arenas (glibc's mallinfo2):
+    /// what a leak grows, unlike RSS, which also holds freed memory the allocator keeps.
+    static func heapInUseKiB() -> Int {
+        let info = mallinfo2()
+        return (info.uordblks + info.hblkhd) / 1024
+    }
 }

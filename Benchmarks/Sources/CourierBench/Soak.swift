@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// `make soak`: a long mixed load with faults against the test server in another process, with
-/// RSS, descriptors, threads and transfer/handle counts sampled as CSV on stdout.
+/// RSS, malloc's bytes in use, descriptors, threads and transfer/handle counts sampled as CSV on stdout.
 struct Soak: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Mixed load with faults for minutes; samples resources as CSV.")
 
@@ -40,7 +40,7 @@ struct Soak: AsyncParsableCommand {
         let tally = Tally()
         // Unbuffered, so the CSV survives an interrupted run.
         @Sendable func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        emit("seconds,rss_kib,fds,threads,live_transfers,running_transfers,easy_handles,pooled_handles,open_connections,ok,expected_failures,unexpected_failures")
+        emit("seconds,rss_kib,heap_kib,fds,threads,live_transfers,running_transfers,easy_handles,pooled_handles,open_connections,ok,expected_failures,unexpected_failures")
         try await withService(configuration: configuration) { service in
             _ = try await service.send(HTTPRequest(method: .post, url: base.appendingPathComponent("notes/v1/seed").appending(queryItems: [.init(name: "count", value: "50")])))
             let started = ContinuousClock.now
@@ -50,7 +50,7 @@ struct Soak: AsyncParsableCommand {
                     let stats = await service.stats
                     let elapsed = ContinuousClock.now - started
                     let c = tally.counts.withLock { $0 }
-                    emit("\(elapsed.components.seconds),\(Probe.residentKiB()),\(Probe.descriptors()),\(Probe.threads()),"
+                    emit("\(elapsed.components.seconds),\(Probe.residentKiB()),\(Probe.heapInUseKiB()),\(Probe.descriptors()),\(Probe.threads()),"
                           + "\(stats.liveTransfers),\(stats.runningTransfers),\(stats.easyHandles),\(stats.pooledHandles),"
                           + "\(stats.openConnections),\(c.ok),\(c.expectedFailures),\(c.unexpectedFailures)")
                     try? await Task.sleep(for: .milliseconds(Int(sampleSeconds * 1000)))
