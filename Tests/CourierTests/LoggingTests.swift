@@ -11,22 +11,7 @@ final class CapturedLog: Sendable {
     let lines = LockedValue<[String]>([])
 
     var handler: @Sendable (String) -> any LogHandler {
-        { label in Handler(label: label, log: self) }
-    }
-
-    struct Handler: LogHandler {
-        let label: String
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            log.lines.withLock { $0.append("\(event.level) \(event.message) \(all)") }
-        }
+        { label in LineLogHandler(label: label) { line in self.lines.withLock { $0.append(line) } } }
     }
 }
 

@@ -33,7 +33,7 @@ enum SuiteLog {
 
     /// A trace-level logger that appends to this process's log file.
     static var logger: Logger {
-        var logger = Logger(label: "courier") { label in FileLogHandler(label: label, file: lines) }
+        var logger = Logger(label: "courier") { label in LineLogHandler(label: label) { lines.append($0 + "\n") } }
         logger.logLevel = .trace
         return logger
     }
@@ -85,10 +85,10 @@ final class AppendOnlyFile: Sendable {
     }
 }
 
-/// Writes each log event as one line: level, label, message, metadata.
-struct FileLogHandler: LogHandler {
+/// Renders each log event as one line — level, label, message, metadata — and hands it to `write`.
+struct LineLogHandler: LogHandler {
     let label: String
-    let file: AppendOnlyFile
+    let write: @Sendable (String) -> Void
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
 
@@ -100,6 +100,6 @@ struct FileLogHandler: LogHandler {
     func log(event: LogEvent) {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        file.append("\(event.level) \(label) \(event.message) \(fields)\n")
+        write("\(event.level) \(label) \(event.message) \(fields)")
     }
 }
