@@ -25,8 +25,10 @@ let package = Package(
                 .product(name: "CourierTestServer", package: "Courier"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "CMallocStats",
             ]
         ),
+        .target(name: "CMallocStats"),
         .executableTarget(
             name: "CourierBenchmarks",
             dependencies: [

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMallocStats
 import Courier
 import Foundation
 import Synchronization
@@ -78,7 +79,6 @@ enum Probe {
     /// Bytes malloc has handed out and not had back, over all arenas (glibc's mallinfo2):
     /// what a leak grows, unlike RSS, which also holds freed memory the allocator keeps.
     static func heapInUseKiB() -> Int {
-        let info = mallinfo2()
-        return (info.uordblks + info.hblkhd) / 1024
+        courier_heap_in_use() / 1024
     }
 }
