@@ -13,12 +13,16 @@ import Synchronization
 /// - `429x2`: the same with 429 and `Retry-After: 1`;
 /// - `401x1`: the same with 401, as a server does for an expired or revoked token;
 /// - `slow-200`: the route answers after 200 ms;
-/// - `redirect-loop`: every request is answered `307` back to its own URL.
+/// - `redirect-loop`: every request is answered `307` back to its own URL;
+/// - `slow-body`: the route's response body goes out in 16 KiB pieces, 20 ms apart;
+/// - `stall-body`: half of the route's response body goes out, then nothing until the server
+///   stops (the `Content-Length` promises the rest).
 ///
 /// Wire-level faults (resets, truncation, invalid chunking, stalls, huge headers) are the raw
 /// fault server's (``TestServer/faultURL``), with the same header.
 struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     let seen = Seen()
+    let lifecycle: ServerLifecycle
 
     final class Seen: Sendable {
         let counts = LockedValue<[String: Int]>([:])
@@ -32,6 +36,10 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         if fault == "redirect-loop" {
             return Response(status: .temporaryRedirect, headers: [.location: request.uri.description, .contentLength: "0"])
         }
+        if fault == "slow-body" || fault == "stall-body" {
+            let response = try await next(request, context)
+            return try await Self.rewrite(response, stalling: fault == "stall-body", lifecycle: lifecycle)
+        }
         if fault.hasPrefix("slow-"), let milliseconds = Int(fault.dropFirst(5)) {
             try await Task.sleep(for: .milliseconds(milliseconds))
             return try await next(request, context)
@@ -44,5 +52,36 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         if status == 401 { headers[.wwwAuthenticate] = #"Bearer error="invalid_token""# }
         let body = #"{"error":{"code":\#(status),"message":"injected fault \#(fault)","errors":[{"reason":"backendError"}]}}"#
         return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `response` with its body sent slowly, or half sent and then stalled.
+    static func rewrite(_ response: Response, stalling: Bool, lifecycle: ServerLifecycle) async throws -> Response {
+        let collector = Collector()
+        try await response.body.write(collector)
+        let body = collector.buffer.withLock { $0 }
+        var rewritten = response
+        rewritten.body = ResponseBody(contentLength: body.readableBytes) { writer in
+            if stalling {
+                try await writer.write(body.getSlice(at: body.readerIndex, length: body.readableBytes / 2)!)
+                try await lifecycle.pause(.seconds(300))
+                return
+            }
+            var rest = body
+            while let piece = rest.readSlice(length: min(16 << 10, rest.readableBytes)), piece.readableBytes > 0 {
+                try await writer.write(piece)
+                try await lifecycle.pause(.milliseconds(20))
+            }
+            try await writer.finish(nil)
+        }
+        return rewritten
+    }
+
+    /// Keeps what a route wrote.
+    struct Collector: ResponseBodyWriter {
+        let buffer = LockedValue(ByteBuffer())
+        mutating func write(_ piece: ByteBuffer) async throws {
+            _ = buffer.withLock { $0.writeImmutableBuffer(piece) }
+        }
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
     }
 }

@@ -68,8 +68,8 @@ public final class TestServer: Sendable {
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(CountingMiddleware(counters: counters))
         if let latency { router.middlewares.add(LatencyMiddleware(latency: latency)) }
-        router.middlewares.add(FaultMiddleware())
         let lifecycle = ServerLifecycle()
+        router.middlewares.add(FaultMiddleware(lifecycle: lifecycle))
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
         SampleJSON.add(to: router)
         let notes = NotesAPI(lifecycle: lifecycle)

@@ -29,7 +29,7 @@ extension FaultMatrixTests {
         return error
     }
 
-    @Test(arguments: Operation.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: Operation.allCases)
     func credentialAndRedirectFaults(operation: Operation) async throws {
         try await withTestServer { server in
             let fileID = try await Self.prepare(server)
@@ -72,7 +72,7 @@ extension FaultMatrixTests {
 
     /// The resumable upload protocol's own faults: acknowledgements of part of a chunk (308 with
     /// a shorter Range) and a session that expires after its first chunk.
-    @Test func uploadSessionFaults() async throws {
+    @Test(.timeLimit(.minutes(5))) func uploadSessionFaults() async throws {
         try await withTestServer { server in
             let contents = Data(TestPattern.bytes(count: 700_000))
             let cases: [(label: String, faults: [String: String], restart: Bool, succeeds: Bool)] = [

@@ -133,8 +133,13 @@ struct ResumableUpload<Response: QueryResponse> {
             guard let lastByte = UploadStateMachine.lastAcknowledgedByte(fromRange: response.headers["Range"]) else {
                 throw UploadError(.protocolViolation, message: "a 308 with an unreadable Range: \(response.headers["Range"] ?? "")")
             }
+            let acknowledgedBefore = machine.offset
             let next = machine.incomplete(lastByte: lastByte)
-            retry = RetryStateMachine(policy: execution.retryPolicy, queryName: query.name, replayable: true)
+            // Progress renews the retry budget. A 308 that acknowledges nothing new must not:
+            // a server that answers status queries but never takes a chunk would loop forever.
+            if machine.offset > acknowledgedBefore {
+                retry = RetryStateMachine(policy: execution.retryPolicy, queryName: query.name, replayable: true)
+            }
             control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: total))
             saveSession()
             return next
