@@ -10,9 +10,12 @@ let package = Package(
     name: "CourierFuzz",
     dependencies: [.package(name: "Courier", path: "..")],
     targets: [
-        .executableTarget(name: "FuzzJSON", dependencies: [.product(name: "Courier", package: "Courier")], swiftSettings: fuzzer),
-        .executableTarget(name: "FuzzURITemplate", dependencies: [.product(name: "Courier", package: "Courier")], swiftSettings: fuzzer),
-        .executableTarget(name: "FuzzDiscovery", dependencies: [.product(name: "CourierGenerator", package: "Courier")],
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
+                          swiftSettings: fuzzer),
+        .executableTarget(name: "FuzzURITemplate", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
+                          swiftSettings: fuzzer),
+        .executableTarget(name: "FuzzDiscovery", dependencies: ["FuzzDriver", .product(name: "CourierGenerator", package: "Courier")],
                           swiftSettings: fuzzer),
     ],
     swiftLanguageModes: [.v6]

@@ -16,19 +16,6 @@ extension FaultMatrixTests {
         return configuration
     }
 
-    /// Runs `operation` on a service made from `configuration`; checks it leaks nothing and ends in time.
-    static func run(_ operation: Operation, _ configuration: ServiceActor.Configuration, server: TestServer, fileID: String,
-                    label: String) async throws -> (any Error)? {
-        let started = ContinuousClock.now
-        let error = try await withService(configuration: configuration) { service in
-            let error = try await run(operation, service: service, server: server, fileID: fileID)
-            await expectNoLeaks(service)
-            return error
-        }
-        #expect(ContinuousClock.now - started < .seconds(60), "\(operation) under \(label) took too long")
-        return error
-    }
-
     @Test(.timeLimit(.minutes(5)), arguments: Operation.allCases)
     func credentialAndRedirectFaults(operation: Operation) async throws {
         try await withTestServer { server in

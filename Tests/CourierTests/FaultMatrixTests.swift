@@ -82,6 +82,21 @@ import Testing
         }
     }
 
+    /// Runs `operation` on a fresh service made from `configuration`: nothing may be left in the
+    /// service afterwards, and it must end within `bound`. Returns the error it ended with, if any.
+    static func run(_ operation: Operation, _ configuration: ServiceActor.Configuration, server: TestServer, fileID: String,
+                    label: String, within bound: Duration = .seconds(60)) async throws -> (any Error)? {
+        let started = ContinuousClock.now
+        let error = try await withService(configuration: configuration) { service in
+            let error = try await run(operation, service: service, server: server, fileID: fileID)
+            await expectNoLeaks(service)
+            return error
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < bound, "\(operation) under \(label) took \(elapsed)")
+        return error
+    }
+
     static func isTyped(_ error: any Error) -> Bool {
         error is TransportError || error is APIError || error is QueryError || error is UploadError || error is BatchError
             || error is AuthError
@@ -147,14 +162,9 @@ import Testing
         try await withTestServer { server in
             let fileID = try await Self.prepare(server)
             for fault in Self.transient {
-                let started = ContinuousClock.now
-                let error = try await withService(configuration: Self.configuration(root: server.baseURL, fault: fault)) { service in
-                    let error = try await Self.run(operation, service: service, server: server, fileID: fileID)
-                    await expectNoLeaks(service)
-                    return error
-                }
+                let error = try await Self.run(operation, Self.configuration(root: server.baseURL, fault: fault), server: server,
+                                               fileID: fileID, label: fault)
                 #expect(error == nil, "\(operation) under \(fault): \(String(describing: error))")
-                #expect(ContinuousClock.now - started < .seconds(60), "\(operation) under \(fault) took too long")
             }
             await Self.expectNothingLeftOpen(server)
         }
@@ -165,20 +175,14 @@ import Testing
         try await withTestServer { server in
             let fileID = try await Self.prepare(server)
             for fault in Self.fatal {
-                let started = ContinuousClock.now
                 let root = fault == "stall-body" ? server.baseURL : server.faultURL
-                let error = try await withService(configuration: Self.configuration(root: root, fault: fault, idle: .seconds(2))) { service in
-                    let error = try await Self.run(operation, service: service, server: server, fileID: fileID)
-                    await expectNoLeaks(service)
-                    return error
-                }
-                let elapsed = ContinuousClock.now - started
+                let error = try await Self.run(operation, Self.configuration(root: root, fault: fault, idle: .seconds(2)),
+                                               server: server, fileID: fileID, label: fault, within: .seconds(40))
                 if let error {
                     #expect(Self.isTyped(error), "\(operation) under \(fault) ended in an untyped \(type(of: error)): \(error)")
                 } else {
                     Issue.record("\(operation) under \(fault) succeeded against a server that only faults")
                 }
-                #expect(elapsed < .seconds(40), "\(operation) under \(fault) took \(elapsed)")
             }
             // Services are gone: their sockets and files must be too.
             await Self.expectNothingLeftOpen(server)

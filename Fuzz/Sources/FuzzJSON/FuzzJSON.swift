@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import FuzzDriver
 
 // Any input parses or throws JSONParsingError (within the depth and size limits); whatever
 // parses serializes and parses back to the same value.
@@ -12,15 +13,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-// SwiftPM links executables against `FuzzJSON_main`; hand control to libFuzzer's driver from there.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
 @_cdecl("FuzzJSON_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { fuzz($0, $1) }
+    runFuzzer(argc, argv) { fuzz($0, $1) }
 }

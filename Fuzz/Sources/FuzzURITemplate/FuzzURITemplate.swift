@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import FuzzDriver
 
 // The first line is the template, the rest are name=value variables. Expansion succeeds or
 // throws QueryError; a simple `{var}` value never leaves its path segment.
@@ -23,15 +24,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-// SwiftPM links executables against `FuzzURITemplate_main`; hand control to libFuzzer's driver from there.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
 @_cdecl("FuzzURITemplate_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { fuzz($0, $1) }
+    runFuzzer(argc, argv) { fuzz($0, $1) }
 }

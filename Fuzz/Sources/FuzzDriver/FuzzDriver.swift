@@ -1,0 +1,15 @@
+// SwiftPM links each executable against `<Target>_main`, so libFuzzer's own `main` never runs:
+// each target's `<Target>_main` hands control to libFuzzer's driver through `runFuzzer`.
+
+@_silgen_name("LLVMFuzzerRunDriver")
+private func llvmFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                                 _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                                 _ test: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+/// Runs libFuzzer on `test` with the process's arguments (`-max_total_time=…`, corpus folders).
+public func runFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                      test: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
+    var count = argc
+    var arguments = argv
+    return llvmFuzzerRunDriver(&count, &arguments, test)
+}
