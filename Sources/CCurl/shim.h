@@ -24,6 +24,7 @@ typedef int (*courier_seek_cb)(void *userdata, curl_off_t offset, int origin);
 typedef curl_socket_t (*courier_opensocket_cb)(void *userdata, curlsocktype purpose,
                                                struct curl_sockaddr *address);
 typedef int (*courier_closesocket_cb)(void *userdata, curl_socket_t fd);
+typedef int (*courier_prereq_cb)(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port);
 typedef int (*courier_socket_cb)(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp);
 typedef int (*courier_timer_cb)(CURLM *multi, long timeout_ms, void *userp);
 
@@ -49,6 +50,9 @@ static inline CURLcode courier_easy_setopt_seek_cb(CURL *h, courier_seek_cb cb) 
 }
 static inline CURLcode courier_easy_setopt_opensocket_cb(CURL *h, courier_opensocket_cb cb) {
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, cb);
+}
+static inline CURLcode courier_easy_setopt_prereq_cb(CURL *h, courier_prereq_cb cb) {
+    return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, cb);
 }
 static inline CURLcode courier_easy_setopt_closesocket_cb(CURL *h, courier_closesocket_cb cb) {
     return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, cb);

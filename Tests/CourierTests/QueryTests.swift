@@ -241,11 +241,11 @@ import Testing
 
     @Test func kindResolutionForMixedCollections() async throws {
         try await withTestServer { server in
-            var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.resolver = ObjectResolver(types: [Game.self, Score.self])
+            let configuration = ServiceActor.Configuration.testing(server.baseURL)
+            let resolver = ObjectResolver(types: [Game.self, Score.self])
             try await withService(configuration: configuration) { service in
                 let list = try await service.execute(Query<GameList>(api: TestAPIs.ticTacToe, name: "games.list", path: "games"))
-                let resolved = configuration.resolver.resolveItems(of: list)
+                let resolved = resolver.resolveItems(of: list)
                 #expect(resolved.map { String(describing: type(of: $0)) } == ["Game", "Score", "Game", "Score"])
                 #expect((resolved[1] as? Score)?.outcome == "won")
 
@@ -255,7 +255,7 @@ import Testing
                 #expect(board.json["outcome"] == "won")
                 var perQuery = ObjectResolver()
                 perQuery.substitute(Score.self, with: MyScore.self)
-                #expect((configuration.resolver.merging(perQuery).resolve(board) as? MyScore)?.isWin == true)
+                #expect((resolver.merging(perQuery).resolve(board) as? MyScore)?.isWin == true)
             }
         }
     }

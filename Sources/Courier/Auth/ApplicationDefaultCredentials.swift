@@ -30,7 +30,7 @@ public enum ApplicationDefaultCredentials {
     /// - Throws: ``AuthError/invalidCredentials`` when there are none, or the file is of
     ///   another type or malformed. A `GOOGLE_APPLICATION_CREDENTIALS` that points nowhere is an error.
     public static func authorizer(scopes: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-                                  tokenURL: URL? = nil, transport: ServiceActor? = nil) throws -> any Authorizer {
+                                  tokenURL: URL? = nil) throws -> any Authorizer {
         guard let file = credentialsFile(environment: environment) else {
             throw AuthError(.invalidCredentials, message: "no application default credentials: set GOOGLE_APPLICATION_CREDENTIALS or run `gcloud auth application-default login`")
         }
@@ -43,15 +43,14 @@ public enum ApplicationDefaultCredentials {
         }
         switch object["type"]?.stringValue {
         case "service_account":
-            return try ServiceAccountAuthorizer(key: ServiceAccountKey(json: data), scopes: scopes, tokenURL: tokenURL,
-                                                transport: transport)
+            return try ServiceAccountAuthorizer(key: ServiceAccountKey(json: data), scopes: scopes, tokenURL: tokenURL)
         case "authorized_user":
             guard let clientID = object["client_id"]?.stringValue, let refreshToken = object["refresh_token"]?.stringValue else {
                 throw AuthError(.invalidCredentials, message: "\(file.path) lacks client_id or refresh_token")
             }
             return try OAuth2RefreshTokenAuthorizer(
                 clientID: clientID, clientSecret: object["client_secret"]?.stringValue, refreshToken: refreshToken,
-                scopes: scopes, tokenURL: tokenURL ?? OAuth2RefreshTokenAuthorizer.googleTokenURL, transport: transport)
+                scopes: scopes, tokenURL: tokenURL ?? OAuth2RefreshTokenAuthorizer.googleTokenURL)
         case let other:
             throw AuthError(.invalidCredentials, message: "\(file.path) has unsupported type \(other ?? "none")")
         }

@@ -9,7 +9,7 @@
 /// ```
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable {
-        case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing
+        case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
     }
 
     let code: Code
@@ -41,6 +41,8 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let insecureEndpoint = AuthError(.insecureEndpoint, message: "")
     /// Signing the JWT failed.
     public static let signing = AuthError(.signing, message: "")
+    /// The task waiting for the token was cancelled (the refresh goes on for other waiters).
+    public static let cancelled = AuthError(.cancelled, message: "")
 
     public static func == (lhs: AuthError, rhs: AuthError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

@@ -1,8 +1,9 @@
 /// Adds credentials to requests: GTMSessionFetcher's authorizer protocol, made async.
 ///
-/// The service calls ``authorize(_:)`` before sending each query (and once per wire batch).
-/// After a 401 it calls ``invalidate(_:)`` with the rejected request, authorizes again and
-/// sends once more.
+/// The pipeline calls ``authorize(_:through:)`` before each attempt of each authorized request
+/// (every query request, upload request, download and wire batch; raw requests when their
+/// ``RequestOptions/authorize`` is set). After a 401 it calls ``invalidate(_:)`` with the rejected
+/// request, authorizes again and sends once more.
 ///
 /// ```swift
 /// configuration.authorizer = try ServiceAccountAuthorizer(keyFile: url, scopes: [Storage.Scope.readOnly])
@@ -10,6 +11,11 @@
 public protocol Authorizer: Sendable {
     /// Adds credentials (an `Authorization` header, a `key=` parameter) to `request`.
     func authorize(_ request: inout HTTPRequest) async throws
+    /// ``authorize(_:)`` from inside `service`'s pipeline. Authorizers that fetch tokens send
+    /// their token requests through `service`, so no second transport or thread exists and the
+    /// token requests keep the service's promises (retries, logging, the test handler). The
+    /// default calls ``authorize(_:)``.
+    func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws
     /// The server answered 401 to `rejected`: drop the credentials it carried, so the next
     /// ``authorize(_:)`` obtains new ones (GTLR's `primeForRefresh`). Credentials newer than
     /// the rejected ones are kept, so many concurrent 401s cause one refresh.
@@ -18,6 +24,10 @@ public protocol Authorizer: Sendable {
 
 extension Authorizer {
     public func invalidate(_ rejected: HTTPRequest) async {}
+
+    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
+        try await authorize(&request)
+    }
 }
 
 /// Applies several authorizers in turn, for an API key together with a bearer token.
@@ -30,6 +40,10 @@ public struct CombinedAuthorizer: Authorizer {
 
     public func authorize(_ request: inout HTTPRequest) async throws {
         for authorizer in authorizers { try await authorizer.authorize(&request) }
+    }
+
+    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
+        for authorizer in authorizers { try await authorizer.authorize(&request, through: service) }
     }
 
     public func invalidate(_ rejected: HTTPRequest) async {

@@ -29,20 +29,29 @@ public final class OAuth2RefreshTokenAuthorizer: Authorizer, CustomStringConvert
     ///   - tokenURL: The token endpoint; https unless loopback.
     ///   - skew: Refresh this long before the token expires.
     ///   - store: Persists the access and refresh tokens.
-    ///   - transport: The service that talks to the token endpoint; by default one of its own.
     ///   - now: The clock for token expiry (a fixed one in tests).
+    ///
+    /// Token requests go through the service whose request needs the token (see ``Authorizer``).
     public init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String] = [],
                 tokenURL: URL = googleTokenURL, skew: Duration = .seconds(60), store: (any TokenStore)? = nil,
-                transport: ServiceActor? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
-        let endpoint = try TokenEndpoint(url: tokenURL, transport: transport)
+                now: @escaping @Sendable () -> Date = Date.init) throws {
+        let endpoint = try TokenEndpoint(url: tokenURL)
         let state = RefreshState(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken,
                                  scopes: scopes, endpoint: endpoint, store: store)
         self.state = state
-        cache = TokenCache(skew: skew, now: now) { try await state.refresh() }
+        cache = TokenCache(skew: skew, now: now) { service in try await state.refresh(through: service) }
     }
 
     public func authorize(_ request: inout HTTPRequest) async throws {
-        let token = try await currentToken()
+        try await authorize(&request, through: nil)
+    }
+
+    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
+        try await authorize(&request, through: Optional(service))
+    }
+
+    private func authorize(_ request: inout HTTPRequest, through service: ServiceActor?) async throws {
+        let token = try await currentToken(through: service)
         request.headers["Authorization"] = "Bearer \(token.value)"
     }
 
@@ -50,13 +59,14 @@ public final class OAuth2RefreshTokenAuthorizer: Authorizer, CustomStringConvert
         cache.invalidate(rejected: rejected.bearerToken)
     }
 
-    /// A valid access token, refreshed if needed.
-    public func currentToken() async throws -> AccessToken {
+    /// A valid access token, refreshed if needed: through `service` when given, else through a
+    /// short-lived service of its own for this one call.
+    public func currentToken(through service: ServiceActor? = nil) async throws -> AccessToken {
         if !storeLoaded.load(ordering: .acquiring) {
             try await state.loadStoredToken(into: cache)
             storeLoaded.store(true, ordering: .releasing)
         }
-        return try await cache.token()
+        return try await cache.token(through: service)
     }
 
     public var description: String { "OAuth2RefreshTokenAuthorizer(\(state.clientID))" }
@@ -93,11 +103,11 @@ actor RefreshState {
         }
     }
 
-    func refresh() async throws -> AccessToken {
+    func refresh(through service: ServiceActor?) async throws -> AccessToken {
         var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)]
         if let clientSecret { form.append(("client_secret", clientSecret)) }
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
-        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes)
+        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes, through: service)
         if let rotated = body["refresh_token"]?.stringValue, !rotated.isEmpty { refreshToken = rotated }
         try await store?.save(StoredCredentials(accessToken: token.value, expiresAt: token.expiresAt,
                                                 refreshToken: refreshToken, scopes: token.scopes))

@@ -65,11 +65,8 @@ public final class ServiceAccountAuthorizer: Authorizer, CustomStringConvertible
     ///   - scopes: The scopes the access token is for.
     ///   - subject: The user to impersonate with domain-wide delegation, if any.
     ///   - skew: Refresh this long before the token expires.
-    ///   - transport: The service that talks to the token endpoint; by default one of its own.
-    public convenience init(keyFile: URL, scopes: [String], subject: String? = nil, skew: Duration = .seconds(60),
-                            transport: ServiceActor? = nil) throws {
-        try self.init(key: ServiceAccountKey(contentsOf: keyFile), scopes: scopes, subject: subject, skew: skew,
-                      transport: transport)
+    public convenience init(keyFile: URL, scopes: [String], subject: String? = nil, skew: Duration = .seconds(60)) throws {
+        try self.init(key: ServiceAccountKey(contentsOf: keyFile), scopes: scopes, subject: subject, skew: skew)
     }
 
     /// - Parameters:
@@ -78,17 +75,17 @@ public final class ServiceAccountAuthorizer: Authorizer, CustomStringConvertible
     ///   - subject: The user to impersonate with domain-wide delegation, if any.
     ///   - tokenURL: Overrides the key file's `token_uri` (a local emulator).
     ///   - skew: Refresh this long before the token expires.
-    ///   - transport: The service that talks to the token endpoint; by default one of its own.
     ///   - now: The clock for the JWT's times and expiry (a fixed one in tests).
+    ///
+    /// Token requests go through the service whose request needs the token (see ``Authorizer``).
     public init(key: ServiceAccountKey, scopes: [String], subject: String? = nil, tokenURL: URL? = nil,
-                skew: Duration = .seconds(60), transport: ServiceActor? = nil,
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+                skew: Duration = .seconds(60), now: @escaping @Sendable () -> Date = Date.init) throws {
         self.key = key
         self.scopes = scopes
         self.subject = subject
         let audience = tokenURL ?? key.tokenURI
-        let endpoint = try TokenEndpoint(url: audience, transport: transport)
-        cache = TokenCache(skew: skew, now: now) {
+        let endpoint = try TokenEndpoint(url: audience)
+        cache = TokenCache(skew: skew, now: now) { service in
             let issued = Int64(now().timeIntervalSince1970)
             var claims: JSONObject = [
                 "iss": .string(key.clientEmail), "scope": .string(scopes.joined(separator: " ")),
@@ -101,21 +98,26 @@ public final class ServiceAccountAuthorizer: Authorizer, CustomStringConvertible
             let assertion = try JWT.sign(header: header, claims: claims, key: key.privateKey)
             return try await endpoint.requestToken(
                 form: [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion)],
-                scopes: scopes).0
+                scopes: scopes, through: service).0
         }
     }
 
     public func authorize(_ request: inout HTTPRequest) async throws {
-        request.headers["Authorization"] = "Bearer \(try await cache.token().value)"
+        request.headers["Authorization"] = "Bearer \(try await cache.token(through: nil).value)"
+    }
+
+    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
+        request.headers["Authorization"] = "Bearer \(try await cache.token(through: service).value)"
     }
 
     public func invalidate(_ rejected: HTTPRequest) async {
         cache.invalidate(rejected: rejected.bearerToken)
     }
 
-    /// A valid access token, obtained if needed.
-    public func currentToken() async throws -> AccessToken {
-        try await cache.token()
+    /// A valid access token, obtained if needed: through `service` when given, else through a
+    /// short-lived service of its own for this one call.
+    public func currentToken(through service: ServiceActor? = nil) async throws -> AccessToken {
+        try await cache.token(through: service)
     }
 
     public var description: String { "ServiceAccountAuthorizer(\(key.clientEmail))" }

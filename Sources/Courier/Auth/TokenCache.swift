@@ -6,48 +6,72 @@ import Synchronization
 /// it expired at once, one refresh runs and all of them wait for it.
 ///
 /// A valid token is returned under a lock without suspending. The refresh is an unstructured
-/// task, so the first caller being cancelled does not cancel everybody's refresh.
+/// task, so no waiter's cancellation cancels everybody's refresh; each waiter's own wait is
+/// cancellable, and a cancelled waiter returns at once with `CancellationError`.
 final class TokenCache: Sendable {
+    typealias Fetch = @Sendable (_ through: ServiceActor?) async throws -> AccessToken
+
     private struct State {
         var current: AccessToken?
-        var refreshing: Task<AccessToken, any Error>?
+        var refreshing = false
+        var waiters: [UInt64: UnsafeContinuation<AccessToken, any Error>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state = LockedValue(State())
     private let skew: Duration
     private let now: @Sendable () -> Date
-    private let fetch: @Sendable () async throws -> AccessToken
+    private let fetch: Fetch
 
-    init(skew: Duration, now: @escaping @Sendable () -> Date, fetch: @escaping @Sendable () async throws -> AccessToken) {
+    init(skew: Duration, now: @escaping @Sendable () -> Date, fetch: @escaping Fetch) {
         self.skew = skew
         self.now = now
         self.fetch = fetch
     }
 
-    /// A token valid for at least `skew` more, refreshing if needed.
-    func token() async throws -> AccessToken {
-        let (valid, refresh) = state.withLock { state -> (AccessToken?, Task<AccessToken, any Error>?) in
-            if let current = state.current, current.isValid(at: now(), skew: skew) { return (current, nil) }
-            if let refreshing = state.refreshing { return (nil, refreshing) }
-            let fetch = self.fetch
-            let task = Task { try await fetch() }
-            state.refreshing = task
-            return (nil, task)
+    /// A token valid for at least `skew` more, refreshing through `service` if needed.
+    func token(through service: ServiceActor?) async throws -> AccessToken {
+        if let valid = state.withLock({ state in state.current.flatMap { $0.isValid(at: now(), skew: skew) ? $0 : nil } }) {
+            return valid
         }
-        if let valid { return valid }
-        guard let refresh else { throw AuthError(.tokenEndpoint, message: "no token") }
-        do {
-            let token = try await refresh.value
-            state.withLock { state in
-                if state.refreshing == refresh {
-                    state.current = token
-                    state.refreshing = nil
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<AccessToken, any Error>) in
+                enum Next { case ready(AccessToken), cancelled, wait(startRefresh: Bool) }
+                // Decided under the lock the cancellation handler takes (see ConcurrencyLimiter.acquire).
+                let next = state.withLock { state -> Next in
+                    if Task.isCancelled { return .cancelled }
+                    if let current = state.current, current.isValid(at: now(), skew: skew) { return .ready(current) }
+                    state.waiters[id] = continuation
+                    defer { state.refreshing = true }
+                    return .wait(startRefresh: !state.refreshing)
+                }
+                switch next {
+                case .ready(let token): continuation.resume(returning: token)
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .wait(let startRefresh): if startRefresh { refresh(through: service) }
                 }
             }
-            return token
-        } catch {
-            state.withLock { state in if state.refreshing == refresh { state.refreshing = nil } }
-            throw error
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func refresh(through service: ServiceActor?) {
+        let fetch = fetch
+        Task {
+            let result: Result<AccessToken, any Error>
+            do { result = .success(try await fetch(service)) } catch { result = .failure(error) }
+            let waiters = state.withLock { state -> [UnsafeContinuation<AccessToken, any Error>] in
+                if case .success(let token) = result { state.current = token }
+                state.refreshing = false
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume(with: result) }
         }
     }
 

@@ -1,18 +1,17 @@
-import CourierSync
 import Foundation
-import Synchronization
 
 /// Talks to an OAuth 2 token endpoint: posts a form, reads the token or a typed error.
-final class TokenEndpoint: Sendable {
+///
+/// The request goes through the pipeline of the service whose query needs the token, so it
+/// keeps that service's promises (retries by the same rules, the test handler, logging with
+/// secrets snipped) and no second transport or thread exists. Outside any service (a direct
+/// `currentToken()` call), a short-lived service carries the one request and stops.
+struct TokenEndpoint: Sendable {
     let url: URL
-    /// Released with the endpoint; a service of its own then stops its loop in `deinit`.
-    private let transport: LockedValue<ServiceActor?>
 
-    /// `transport` nil: a small service of its own is started on first use.
-    init(url: URL, transport: ServiceActor?) throws(AuthError) {
+    init(url: URL) throws(AuthError) {
         try Self.requireSecure(url)
         self.url = url
-        self.transport = LockedValue(transport)
     }
 
     /// Token endpoints must be https: only loopback may use plain http (tests, local emulators).
@@ -25,20 +24,15 @@ final class TokenEndpoint: Sendable {
         }
     }
 
-    private func service() throws -> ServiceActor {
-        try transport.withLock { service in
-            if let service { return service }
-            var configuration = ServiceActor.Configuration()
-            configuration.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30))
-            let created = try ServiceActor(configuration: configuration)
-            service = created
-            return created
-        }
-    }
-
-    /// Posts `form` and returns the token, or a typed error.
-    func requestToken(form: [(String, String)], scopes: [String]) async throws(AuthError) -> (AccessToken, JSONObject) {
+    /// Posts `form` through `service` (or a short-lived one) and returns the token, or a typed
+    /// error. Transient failures are retried by the service's policy; a token request is safe to
+    /// repeat, so it counts as idempotent. `invalid_grant` and other 4xx answers are final.
+    func requestToken(form: [(String, String)], scopes: [String], through service: ServiceActor?) async throws(AuthError)
+        -> (AccessToken, JSONObject)
+    {
         var request = HTTPRequest(method: .post, url: url)
+        request.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30))
+        request.idempotency = .always
         request.headers["Content-Type"] = "application/x-www-form-urlencoded"
         request.headers["Accept"] = "application/json"
         request.body = .data(Data(form.map {
@@ -47,7 +41,15 @@ final class TokenEndpoint: Sendable {
         }.joined(separator: "&").utf8))
         let response: HTTPResponse
         do {
-            response = try await service().send(request)
+            if let service {
+                response = try await Self.send(request, through: service)
+            } else {
+                response = try await withService { try await Self.send(request, through: $0) }
+            }
+        } catch let error as AuthError {
+            throw error
+        } catch is CancellationError {
+            throw AuthError(.cancelled, message: "the token request was cancelled")
         } catch let error as TransportError {
             throw AuthError(.transport, message: "token endpoint unreachable: \(error)")
         } catch {
@@ -70,5 +72,11 @@ final class TokenEndpoint: Sendable {
         let expiresAt = body["expires_in"]?.doubleValue.map { Date().addingTimeInterval($0) }
         let granted = body["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? scopes
         return (AccessToken(value: value, expiresAt: expiresAt, scopes: granted), body)
+    }
+
+    private static func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
+        var context = service.rawContext(RequestOptions(name: "oauth2.token"), operation: .token, retry: service.configuration.retry)
+        context.limited = false // the request waiting for this token may hold the last slot
+        return try await service.pipeline(context).run(.buffered) { request }
     }
 }

@@ -7,6 +7,7 @@ struct BatchItem: Sendable {
     let name: String
     let api: APIDescription
     let paging: PagingPolicy?
+    let retry: RetryPolicy?
     let isMedia: Bool
     let execute: @Sendable (ServiceActor) async throws -> any Sendable
     let makeRequest: @Sendable (ServiceActor.Configuration) throws -> HTTPRequest
@@ -22,6 +23,7 @@ struct BatchItem: Sendable {
         name = query.name
         api = query.api
         paging = query.execution.paging
+        retry = query.execution.retry
         isMedia = query.downloadsMedia || query.isUpload
         execute = { service in try await service.execute(query) }
         makeRequest = { configuration in try RequestBuilder.build(query, configuration: configuration) }

@@ -15,6 +15,8 @@ public struct QueryBatch: Sendable {
     public var maxConcurrency: Int?
     /// Cancel the others at the first failure. Off by default: one failure never cancels its siblings.
     public var failFast = false
+    /// Names the whole batch for ``ServiceActor/cancel(requestID:)`` and in events.
+    public var requestID = RequestID.next()
 
     public init() {}
 
@@ -27,6 +29,15 @@ public struct QueryBatch: Sendable {
     public mutating func add<Response>(_ query: Query<Response>,
                                        completion: (@Sendable (Result<Response, any Error>) async -> Void)? = nil) {
         items.append(BatchItem(query, completion: completion))
+    }
+
+    /// Throws ``BatchError/duplicateRequestID`` when two queries share an ID: their results could
+    /// not be told apart.
+    func checkUniqueIDs() throws(BatchError) {
+        var seen = Set<String>()
+        for item in items where !seen.insert(item.requestID).inserted {
+            throw BatchError(.duplicateRequestID, message: "request ID \(item.requestID) appears twice in the batch")
+        }
     }
 
     /// The request IDs, in the order the queries were added.

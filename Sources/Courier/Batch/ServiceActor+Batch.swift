@@ -4,12 +4,19 @@ extension ServiceActor {
     ///
     /// Completion handlers run before it returns. One failure never cancels the others unless
     /// ``QueryBatch/failFast`` is set. Cancelling the calling task cancels every query and throws
-    /// `CancellationError`.
+    /// `CancellationError`; so does ``cancel(requestID:)`` with the batch's ``QueryBatch/requestID``
+    /// (each query's own ID cancels that query alone). Two queries with one request ID throw
+    /// ``BatchError/duplicateRequestID`` before anything is sent.
     public nonisolated func batch(_ batch: QueryBatch) async throws -> BatchResult {
-        var results: [String: Result<any Sendable, any Error>] = [:]
-        for try await (requestID, result) in batchResults(batch) { results[requestID] = result }
-        try Task.checkCancellation()
-        return BatchResult(results: results, requestIDs: batch.requestIDs)
+        try batch.checkUniqueIDs()
+        let context = RequestContext(requestID: batch.requestID, name: "batch", operation: .batch, retry: configuration.retry,
+                                     testHandler: configuration.testHandler, authorize: true)
+        return try await operation(context) { [self] in
+            var results: [String: Result<any Sendable, any Error>] = [:]
+            for try await (requestID, result) in batchResults(batch) { results[requestID] = result }
+            try Task.checkCancellation()
+            return BatchResult(results: results, requestIDs: batch.requestIDs)
+        }
     }
 
     /// The results of `batch` as they complete, as an `AsyncSequence`. Ending the iteration early
@@ -19,6 +26,10 @@ extension ServiceActor {
     {
         let limit = max(1, batch.maxConcurrency ?? configuration.batchConcurrency)
         return AsyncThrowingStream { continuation in
+            do { try batch.checkUniqueIDs() } catch {
+                continuation.finish(throwing: error)
+                return
+            }
             let task = Task {
                 await withTaskGroup(of: (String, Result<any Sendable, any Error>).self) { group in
                     var pending = batch.items[...]

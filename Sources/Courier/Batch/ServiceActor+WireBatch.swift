@@ -7,29 +7,39 @@ extension ServiceActor {
     /// - A query the server answered with an error status gets an ``APIError``; one whose part
     ///   is missing or unreadable gets a ``BatchError``; media queries are refused
     ///   (``BatchError/notAllowed``) — uploads and downloads do not travel in batches.
-    /// - The batch request is authorized once; when it, or some of its parts, come back 401,
-    ///   the authorizer refreshes its credentials and those are sent again, once.
+    /// - Each batch request takes the one pipeline (credentials, limits, the test handler,
+    ///   retries, logs, events, metrics); it is idempotent, and so retried after it may have
+    ///   arrived, only when all of its parts are.
+    /// - Parts answered with a transient status (429, 503, … inside a 200 batch) are sent again in
+    ///   a follow-up batch after a jittered wait, by each query's own retry policy and idempotency.
+    /// - When the batch, or some of its parts, come back 401, the authorizer refreshes its
+    ///   credentials and those are sent again, once.
     /// - Queries whose paging is ``PagingPolicy/fetchAll(maxPages:whenLimitReached:)`` follow their
     ///   pages in further batches.
     /// - A failure of the batch request itself (after retries) fails each of its queries.
+    /// - ``cancel(requestID:)`` with the batch's ``QueryBatch/requestID`` cancels it; a query's own
+    ///   ID cannot take it out of a request already on the wire.
     ///
     /// Throws only `CancellationError` (and ``BatchError/duplicateRequestID`` for ambiguous input).
     public nonisolated func executeBatch(_ batch: QueryBatch) async throws -> BatchResult {
+        try batch.checkUniqueIDs()
+        let context = RequestContext(requestID: batch.requestID, name: "batch", operation: .batch, retry: configuration.retry,
+                                     testHandler: configuration.testHandler, authorize: true)
+        return try await operation(context) { [self] in try await executeWireBatch(batch, context: context) }
+    }
+
+    private nonisolated func executeWireBatch(_ batch: QueryBatch, context: RequestContext) async throws -> BatchResult {
         var results: [String: Result<any Sendable, any Error>] = [:]
-        var seen = Set<String>()
         var eligible: [BatchItem] = []
         for item in batch.items {
-            guard seen.insert(item.requestID).inserted else {
-                throw BatchError(.duplicateRequestID, message: "request ID \(item.requestID) appears twice")
-            }
             if item.isMedia {
                 results[item.requestID] = .failure(BatchError(.notAllowed, message: "\(item.name): media uploads and downloads cannot be sent in a wire batch"))
             } else {
                 eligible.append(item)
             }
         }
-        for (id, result) in try await sendInWireBatches(eligible) { results[id] = result }
-        try await followPages(of: eligible, results: &results)
+        for (id, result) in try await sendInWireBatches(eligible, context: context) { results[id] = result }
+        try await followPages(of: eligible, results: &results, context: context)
         for item in batch.items {
             if let complete = item.complete, let result = results[item.requestID] { await complete(result) }
         }
@@ -37,7 +47,9 @@ extension ServiceActor {
     }
 
     /// Groups items by batch endpoint, splits them into chunks and sends the chunks concurrently.
-    private nonisolated func sendInWireBatches(_ items: [BatchItem]) async throws -> [String: Result<any Sendable, any Error>] {
+    private nonisolated func sendInWireBatches(_ items: [BatchItem], context: RequestContext) async throws
+        -> [String: Result<any Sendable, any Error>]
+    {
         let size = min(max(1, configuration.maxBatchSize), 1000)
         var chunks: [[BatchItem]] = []
         for group in Dictionary(grouping: items, by: { endpoint(for: $0.api) }).values.sorted(by: { $0[0].requestID < $1[0].requestID }) {
@@ -50,12 +62,12 @@ extension ServiceActor {
             var pending = chunks[...]
             for _ in 0..<limit {
                 guard let chunk = pending.popFirst() else { break }
-                group.addTask { try await self.sendWireBatch(chunk) }
+                group.addTask { try await self.sendWireBatch(chunk, context: context) }
             }
             var results: [String: Result<any Sendable, any Error>] = [:]
             while let chunkResults = try await group.next() {
                 results.merge(chunkResults) { _, new in new }
-                if let chunk = pending.popFirst() { group.addTask { try await self.sendWireBatch(chunk) } }
+                if let chunk = pending.popFirst() { group.addTask { try await self.sendWireBatch(chunk, context: context) } }
             }
             return results
         }
@@ -67,87 +79,98 @@ extension ServiceActor {
         return URL(string: root + api.batchPath) ?? api.rootURL
     }
 
-    /// One batch request: the parts of `items`, then one re-send of the parts that came back 401.
-    private nonisolated func sendWireBatch(_ items: [BatchItem]) async throws -> [String: Result<any Sendable, any Error>] {
+    /// A query of a wire batch on its way: its part's request and its own retry budget.
+    private struct PendingPart {
+        let item: BatchItem
+        let request: HTTPRequest
+        var retry: RetryStateMachine
+    }
+
+    /// The parts of `items` in batch requests through the pipeline, until each has a final
+    /// result: transient parts go again in follow-up batches, 401 parts once after a refresh.
+    private nonisolated func sendWireBatch(_ items: [BatchItem], context: RequestContext) async throws
+        -> [String: Result<any Sendable, any Error>]
+    {
         var results: [String: Result<any Sendable, any Error>] = [:]
-        var pending: [(item: BatchItem, request: HTTPRequest)] = []
+        var pending: [PendingPart] = []
         for item in items {
-            do { pending.append((item, try item.makeRequest(configuration))) } catch { results[item.requestID] = .failure(error) }
+            do {
+                pending.append(PendingPart(item: item, request: try item.makeRequest(configuration),
+                                           retry: RetryStateMachine(policy: item.retry ?? configuration.retry, queryName: item.name)))
+            } catch {
+                results[item.requestID] = .failure(error)
+            }
         }
         guard let url = items.first.map({ endpoint(for: $0.api) }) else { return results }
-        var refreshed = false
+        let pipeline = pipeline(context)
+        let started = ContinuousClock.now
+        var refreshedParts = false
         while !pending.isEmpty {
-            let boundary = BatchRequestEncoder.makeBoundary()
-            var request = HTTPRequest(method: .post, url: url, headers: [
-                "Content-Type": "multipart/mixed; boundary=\(boundary)", "Accept": "multipart/mixed",
-            ], body: .data(BatchRequestEncoder.encode(pending.map { ($0.item.requestID, $0.request) }, boundary: boundary)))
-            if let authorizer = configuration.authorizer {
-                do { try await authorizer.authorize(&request) } catch {
-                    for (item, _) in pending { results[item.requestID] = .failure(error) }
-                    return results
-                }
-            }
+            let request = Self.batchRequest(for: pending, url: url)
             let response: HTTPResponse
             do {
-                response = try await sendBatchRequest(request)
+                response = try await pipeline.run(.buffered) { request }
             } catch is CancellationError {
                 throw CancellationError()
-            } catch let error as APIError where error.status == 401 && !refreshed {
-                // The batch request's own credentials were refused (an expired token): refresh once.
-                guard let authorizer = configuration.authorizer else {
-                    for (item, _) in pending { results[item.requestID] = .failure(error) }
-                    return results
-                }
-                refreshed = true
-                await authorizer.invalidate(request)
-                continue
             } catch {
-                for (item, _) in pending { results[item.requestID] = .failure(error) }
+                for part in pending { results[part.item.requestID] = .failure(error) }
                 return results
             }
-            var unauthorized: [(item: BatchItem, request: HTTPRequest)] = []
-            for (item, result) in readParts(of: response, for: pending) {
-                if case .failure(let error as APIError) = result, error.status == 401, configuration.authorizer != nil, !refreshed {
-                    unauthorized.append(pending.first { $0.item.requestID == item.requestID }!)
-                } else {
-                    results[item.requestID] = result
+            var again: [PendingPart] = []
+            var wait = Duration.zero
+            var unauthorized = false
+            for (index, (item, result)) in readParts(of: response, for: pending).enumerated() {
+                var part = pending[index]
+                if case .failure(let error as APIError) = result {
+                    if error.status == 401, configuration.authorizer != nil, !refreshedParts {
+                        unauthorized = true
+                        again.append(part)
+                        continue
+                    }
+                    let outcome = RetryStateMachine.Outcome.response(
+                        status: error.status, retryAfter: RetryAfter.parse(error.headers["Retry-After"]),
+                        reasons: error.items.compactMap(\.reason))
+                    if case .retry(let delay) = part.retry.decide(outcome, idempotent: part.request.isIdempotent,
+                                                                  elapsed: ContinuousClock.now - started) {
+                        wait = max(wait, delay)
+                        again.append(part)
+                        continue
+                    }
                 }
+                results[item.requestID] = result
             }
-            guard !unauthorized.isEmpty, let authorizer = configuration.authorizer else { break }
-            refreshed = true
-            await authorizer.invalidate(request)
-            pending = unauthorized
+            if unauthorized, let authorizer = configuration.authorizer {
+                refreshedParts = true
+                await authorizer.invalidate(request) // carries no token of its own: the current one is dropped
+            }
+            if wait > .zero {
+                try await pipeline.wait(wait, attempt: again.map(\.retry.retries).max() ?? 1,
+                                        reason: "\(again.count) parts answered a transient status", status: nil)
+            }
+            pending = again
         }
         return results
     }
 
-    /// Sends the batch request itself, retried as the retry policy allows; a non-2xx after the
-    /// retries throws ``APIError``.
-    private nonisolated func sendBatchRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var retry = RetryStateMachine(policy: configuration.retry, queryName: "batch", replayable: true)
-        while true {
-            try Task.checkCancellation()
-            let outcome: RetryStateMachine.Outcome
-            let failure: any Error
-            do {
-                let started = ContinuousClock.now
-                let response = try await limited { try await self.send(request) }
-                trafficLog?.record(name: "batch", requestID: "batch", request: request, response: response, error: nil,
-                                   duration: ContinuousClock.now - started)
-                if (200..<300).contains(response.status) { return response }
-                outcome = .response(status: response.status, retryAfter: RetryAfter.parse(response.headers["Retry-After"]))
-                failure = APIError(response: response)
-            } catch let error as TransportError {
-                outcome = .transportFailure(error)
-                failure = error
-            }
-            guard case .retry(let delay) = retry.decide(outcome) else { throw failure }
-            try await configuration.clock.sleep(for: delay)
+    /// One `multipart/mixed` request for `parts`: idempotent only when every part is, and with
+    /// the longest timeouts any of its queries asked for.
+    private static func batchRequest(for parts: [PendingPart], url: URL) -> HTTPRequest {
+        let boundary = BatchRequestEncoder.makeBoundary()
+        var request = HTTPRequest(method: .post, url: url, headers: [
+            "Content-Type": "multipart/mixed; boundary=\(boundary)", "Accept": "multipart/mixed",
+        ], body: .data(BatchRequestEncoder.encode(parts.map { ($0.item.requestID, $0.request) }, boundary: boundary)))
+        request.idempotency = parts.allSatisfy(\.request.isIdempotent) ? .always : .never
+        for part in parts {
+            let timeouts = part.request.timeouts
+            request.timeouts = Timeouts(connect: [request.timeouts.connect, timeouts.connect].compactMap { $0 }.max(),
+                                        total: [request.timeouts.total, timeouts.total].compactMap { $0 }.max(),
+                                        idle: [request.timeouts.idle, timeouts.idle].compactMap { $0 }.max())
         }
+        return request
     }
 
     /// Matches each part to its query by Content-ID and decodes it.
-    private nonisolated func readParts(of response: HTTPResponse, for pending: [(item: BatchItem, request: HTTPRequest)])
+    private nonisolated func readParts(of response: HTTPResponse, for pending: [PendingPart])
         -> [(BatchItem, Result<any Sendable, any Error>)]
     {
         let parsed: (parts: [MultipartPart], complete: Bool)
@@ -164,7 +187,8 @@ extension ServiceActor {
             if id.hasPrefix("response-") { id = String(id.dropFirst("response-".count)) }
             byID[id] = part
         }
-        return pending.map { item, request -> (BatchItem, Result<any Sendable, any Error>) in
+        return pending.map { part -> (BatchItem, Result<any Sendable, any Error>) in
+            let (item, request) = (part.item, part.request)
             guard let part = byID[item.requestID] else {
                 let reason = parsed.complete ? "the batch response has no part for it" : "the batch response was cut off before its part"
                 return (item, .failure(BatchError(.missingResponse, message: "\(item.requestID): \(reason)")))
@@ -186,7 +210,8 @@ extension ServiceActor {
     }
 
     /// Follows `nextPageToken` for collection queries that fetch all pages, a batch per round.
-    private nonisolated func followPages(of items: [BatchItem], results: inout [String: Result<any Sendable, any Error>]) async throws {
+    private nonisolated func followPages(of items: [BatchItem], results: inout [String: Result<any Sendable, any Error>],
+                                         context: RequestContext) async throws {
         struct Paging { let item: BatchItem; var value: any Sendable; var pages: Int; let maxPages: Int; let behavior: PagingPolicy.LimitBehavior }
         var active: [String: Paging] = [:]
         for item in items {
@@ -214,7 +239,7 @@ extension ServiceActor {
                 owner[next.requestID] = id
             }
             guard !round.isEmpty else { break }
-            for (pageID, result) in try await sendInWireBatches(round) {
+            for (pageID, result) in try await sendInWireBatches(round, context: context) {
                 guard let id = owner[pageID], var state = active[id] else { continue }
                 switch result {
                 case .success(let page):

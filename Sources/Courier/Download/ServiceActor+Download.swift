@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 
 /// How `ServiceActor.downloadFile(_:to:options:)` behaves.
@@ -44,105 +45,63 @@ struct PartialDownload: Codable {
 
 extension ServiceActor {
     /// Downloads the media of `query` (`alt=media`) to `file`, resuming a partial file and
-    /// recovering from dropped connections with `Range`; the body never sits in memory. A 401
-    /// makes the authorizer refresh its credentials once, as for queries.
+    /// recovering from dropped connections with `Range`; the body never sits in memory. The
+    /// requests take the one pipeline: credentials (refreshed once after a 401), limits, the
+    /// test handler, retries by the service's policy, logs, events, metrics and
+    /// ``cancel(requestID:)`` with the query's request ID.
     public nonisolated func downloadFile<Response>(_ query: Query<Response>, to file: URL,
                                                    options: DownloadOptions = DownloadOptions()) async throws -> DownloadResult {
         var media = query
         media.downloadsMedia = true
-        let request = try RequestBuilder.build(media, configuration: configuration)
-        return try await downloadFile(request, to: file, options: options, requestID: query.requestID, name: query.name)
+        let execution = QueryExecution(service: self, query: media, operation: .download)
+        let request = try execution.prepare(media)
+        return try await operation(execution.context) { [self] in
+            try await downloadFile(request, to: file, options: options, context: execution.context)
+        }
     }
 
     /// Downloads `request`'s 2xx body to `file` (see ``downloadFile(_:to:options:)-(Query<Response>,_,_)``).
-    public nonisolated func downloadFile(_ request: HTTPRequest, to file: URL,
-                                         options: DownloadOptions = DownloadOptions()) async throws -> DownloadResult {
-        try await downloadFile(request, to: file, options: options, requestID: RequestID.next(), name: "download")
+    /// `requestOptions` name it for ``cancel(requestID:)`` and may add the service's credentials;
+    /// retries follow the service's policy unless they say otherwise.
+    public nonisolated func downloadFile(_ request: HTTPRequest, to file: URL, options: DownloadOptions = DownloadOptions(),
+                                         requestOptions: RequestOptions = RequestOptions()) async throws -> DownloadResult {
+        var raw = rawContext(requestOptions, operation: .download, retry: configuration.retry)
+        raw.throwsRefusedStatus = true
+        let context = raw
+        return try await operation(context) { [self] in
+            try await downloadFile(request, to: file, options: options, context: context)
+        }
     }
 
-    private nonisolated func downloadFile(_ base: HTTPRequest, to file: URL, options: DownloadOptions, requestID: String,
-                                          name: String) async throws -> DownloadResult {
+    /// Every attempt asks the file where to continue (`Range` and `If-Range` from the partial
+    /// file's sidecar), so the pipeline's retries resume instead of starting over.
+    private nonisolated func downloadFile(_ base: HTTPRequest, to file: URL, options: DownloadOptions,
+                                          context: RequestContext) async throws -> DownloadResult {
+        var accepting = context
+        accepting.accepts = { (200..<300).contains($0) || $0 == 416 } // 416: the partial file was already whole
         let sidecar = PartialDownload.sidecar(for: file)
-        var retry = RetryStateMachine(policy: configuration.retry, queryName: name, replayable: true)
-        var firstOffset: Int64?
-        var refreshedCredentials = false
-        while true {
-            try Task.checkCancellation()
+        let firstOffset = LockedValue<Int64?>(nil)
+        let transmission = Transmission<DownloadAttempt>.file(file, options: options)
+        let attempt = try await pipeline(accepting).run(transmission) {
             var request = base
             let partial = options.resume ? Self.readPartial(sidecar, file: file, url: base.url) : nil
             let offset = partial.map { _ in Self.fileSize(file) } ?? 0
+            firstOffset.withLock { $0 = $0 ?? offset }
             if offset > 0, let validator = partial?.etag ?? partial?.lastModified {
                 request.headers["Range"] = "bytes=\(offset)-"
                 request.headers["If-Range"] = validator
             }
-            if let authorizer = configuration.authorizer { try await authorizer.authorize(&request) }
-            do {
-                let result = try await downloadAttempt(request, file: file, offset: request.headers["Range"] == nil ? 0 : offset,
-                                                       partial: partial, options: options)
-                if options.verifyIntegrity, let header = result.head.headers["x-goog-hash"] {
-                    try Self.verify(file: file, against: header)
-                }
-                try? FileManager.default.removeItem(at: sidecar)
-                return DownloadResult(file: file, bytes: Self.fileSize(file), resumedFrom: firstOffset ?? result.startedAt,
-                                      head: result.head)
-            } catch let error as TransportError {
-                firstOffset = firstOffset ?? offset
-                guard options.resume, case .retry(let delay) = retry.decide(.transportFailure(error)) else { throw error }
-                eventHub.emit(.retrying(requestID: requestID, query: name, attempt: retry.retries, delay: delay, reason: "\(error)"))
-                try await configuration.clock.sleep(for: delay)
-            } catch let error as APIError {
-                if error.status == 401, let authorizer = configuration.authorizer, !refreshedCredentials {
-                    refreshedCredentials = true // an expired token: refresh once, as queries do
-                    await authorizer.invalidate(request)
-                    continue
-                }
-                guard case .retry(let delay) = retry.decide(.response(status: error.status, retryAfter: RetryAfter.parse(error.headers["Retry-After"])))
-                else { throw error }
-                try await configuration.clock.sleep(for: delay)
-            }
+            return request
         }
+        if options.verifyIntegrity, let header = attempt.head.headers["x-goog-hash"] {
+            try Self.verify(file: file, against: header)
+        }
+        try? FileManager.default.removeItem(at: sidecar)
+        return DownloadResult(file: file, bytes: Self.fileSize(file), resumedFrom: firstOffset.withLock { $0 } ?? attempt.startedAt,
+                              head: attempt.head)
     }
 
-    /// One request: streams the body into the file, appending after a 206.
-    private nonisolated func downloadAttempt(_ request: HTTPRequest, file: URL, offset: Int64, partial: PartialDownload?,
-                                             options: DownloadOptions) async throws -> (head: HTTPResponseHead, startedAt: Int64) {
-        let response = try await stream(request)
-        let head = response.head
-        var start: Int64
-        switch head.status {
-        case 206 where offset > 0 && head.headers["Content-Range"]?.hasPrefix("bytes \(offset)-") == true:
-            start = offset
-        case 416 where offset > 0 && partial?.totalBytes == offset:
-            return (head, offset) // the file was already complete
-        case 200..<300 where head.status != 206:
-            start = 0 // a fresh download, or the object changed and If-Range sent it whole
-        default:
-            let body = (try? await response.body.collect(upTo: 1 << 20)) ?? Data()
-            throw APIError(response: HTTPResponse(head: head, body: body))
-        }
-        let total: Int64? = head.headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
-            ?? head.headers["Content-Length"].flatMap { Int64($0) }.map { start + $0 }
-        let marker = PartialDownload(url: request.url.absoluteString, etag: head.headers["ETag"],
-                                     lastModified: head.headers["Last-Modified"], totalBytes: total)
-        try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: file))
-
-        if start == 0 { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: file.path) else {
-            throw TransportError(.fileError, message: "cannot write \(file.path)")
-        }
-        defer { try? handle.close() }
-        try handle.truncate(atOffset: UInt64(start))
-        try handle.seek(toOffset: UInt64(start))
-        var written = start
-        for try await chunk in response.body {
-            try handle.write(contentsOf: chunk)
-            written += Int64(chunk.count)
-            options.progress?(DownloadProgress(bytesWritten: written, totalBytes: total))
-        }
-        return (head, start)
-    }
-
-    private static func readPartial(_ sidecar: URL, file: URL, url: URL) -> PartialDownload? {
+    static func readPartial(_ sidecar: URL, file: URL, url: URL) -> PartialDownload? {
         guard FileManager.default.fileExists(atPath: file.path), let data = try? Data(contentsOf: sidecar),
               let partial = try? JSONDecoder().decode(PartialDownload.self, from: data), partial.url == url.absoluteString
         else { return nil }
@@ -170,5 +129,72 @@ extension ServiceActor {
                 throw IntegrityError(message: "\(pair[0]): server \(pair[1]), downloaded file \(expected)")
             }
         }
+    }
+}
+
+/// One download attempt: the head, where in the file it started, and for a refused status its body.
+struct DownloadAttempt: Sendable {
+    let head: HTTPResponseHead
+    let startedAt: Int64
+    var errorBody: Data?
+}
+
+extension Transmission where Output == DownloadAttempt {
+    /// A streamed response written into `file`: appended after a matching 206, from the start
+    /// after a 200. A failure mid-body is thrown from the attempt, so the pipeline's retry
+    /// resumes from what reached the disk.
+    static func file(_ file: URL, options: DownloadOptions) -> Self {
+        let write: @Sendable (HTTPRequest, HTTPStreamingResponse) async throws -> DownloadAttempt = { request, response in
+            try await ServiceActor.write(response, of: request, to: file, options: options)
+        }
+        return Transmission(
+            send: { service, request in try await write(request, service.transmitStreaming(request)) },
+            mock: { request, response in
+                try await write(request, HTTPStreamingResponse(head: response.head, body: HTTPResponseBody(buffered: response.body)))
+            },
+            head: { $0.head }, body: { $0.errorBody },
+            settle: { attempt in (HTTPResponse(head: attempt.head, body: attempt.errorBody ?? Data()), attempt) })
+    }
+}
+
+extension ServiceActor {
+    static func write(_ response: HTTPStreamingResponse, of request: HTTPRequest, to file: URL,
+                      options: DownloadOptions) async throws -> DownloadAttempt {
+        let head = response.head
+        let offset = request.headers["Range"].flatMap { Int64($0.dropFirst("bytes=".count).dropLast()) } ?? 0
+        let partial = offset > 0 ? readPartial(PartialDownload.sidecar(for: file), file: file, url: request.url) : nil
+        var start: Int64
+        switch head.status {
+        case 206 where offset > 0 && head.headers["Content-Range"]?.hasPrefix("bytes \(offset)-") == true:
+            start = offset
+        case 416 where offset > 0 && partial?.totalBytes == offset:
+            return DownloadAttempt(head: head, startedAt: offset) // the file was already complete
+        case 200..<300 where head.status != 206:
+            start = 0 // a fresh download, or the object changed and If-Range sent it whole
+        default:
+            let body = (try? await response.body.collect(upTo: 1 << 20)) ?? Data()
+            if head.status == 416 || head.status == 206 { throw APIError(response: HTTPResponse(head: head, body: body)) }
+            return DownloadAttempt(head: head, startedAt: 0, errorBody: body)
+        }
+        let total: Int64? = head.headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
+            ?? head.headers["Content-Length"].flatMap { Int64($0) }.map { start + $0 }
+        let marker = PartialDownload(url: request.url.absoluteString, etag: head.headers["ETag"],
+                                     lastModified: head.headers["Last-Modified"], totalBytes: total)
+        try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: file))
+
+        if start == 0 { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: file.path) else {
+            throw TransportError(.fileError, message: "cannot write \(file.path)")
+        }
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(start))
+        try handle.seek(toOffset: UInt64(start))
+        var written = start
+        for try await chunk in response.body {
+            try handle.write(contentsOf: chunk)
+            written += Int64(chunk.count)
+            options.progress?(DownloadProgress(bytesWritten: written, totalBytes: total))
+        }
+        return DownloadAttempt(head: head, startedAt: start)
     }
 }

@@ -18,6 +18,10 @@ public struct HTTPRequest: Sendable {
     /// Called on the event loop as body bytes move (at most every 64 KiB, and at the end): keep it
     /// cheap — store the numbers, do not do work.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Whether the request may be re-sent after it may have reached the server: by its method
+    /// and preconditions (``Idempotency/automatic``), or as the caller declares. It also governs
+    /// libcurl's own re-send on a kept-alive connection that died (Docs/Pipeline.md).
+    public var idempotency: Idempotency = .automatic
 
     public init(
         method: HTTPMethod = .get,

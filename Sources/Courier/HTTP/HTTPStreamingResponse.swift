@@ -14,18 +14,34 @@ public struct HTTPStreamingResponse: Sendable {
 public struct HTTPResponseBody: AsyncSequence, Sendable {
     public typealias Element = Data
 
-    let handle: ResponseStreamHandle
+    /// A transfer still receiving, or a body already in memory (a test handler's answer, or
+    /// an error body the pipeline has read).
+    let handle: ResponseStreamHandle?
+    let buffered: Data?
+
+    init(handle: ResponseStreamHandle) {
+        self.handle = handle
+        buffered = nil
+    }
+
+    init(buffered: Data) {
+        handle = nil
+        self.buffered = buffered
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: ResponseStreamHandle
+        let handle: ResponseStreamHandle?
+        var buffered: Data?
 
         public mutating func next() async throws -> Data? {
-            try await handle.next()
+            if let handle { return try await handle.next() }
+            defer { buffered = nil }
+            return buffered?.isEmpty == false ? buffered : nil
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(handle: handle)
+        AsyncIterator(handle: handle, buffered: buffered)
     }
 
     /// Collects the whole body, failing with ``TransportError/bodyTooLarge`` past `maxBytes`.

@@ -4,31 +4,29 @@ import Foundation
 public struct ExecutionParameters: Sendable {
     public var retry: RetryPolicy?
     public var paging: PagingPolicy?
-    /// Merged over the service's resolver: this query's kinds and surrogates win.
-    public var resolver: ObjectResolver?
     /// Answers the query without the network (see `CourierTesting`).
     public var testHandler: TestHandler?
-    /// Application data for this execution, visible to the test handler and in events.
-    public var properties: [String: any Sendable]
     /// Sends to another root URL (an emulator, a regional endpoint).
     public var rootURL: URL?
     public var timeouts: Timeouts?
+    /// Whether the query may be re-sent after it may have reached the server (see ``Idempotency``):
+    /// `.always` for a POST that is safe to repeat, `.never` to forbid re-sending even a GET.
+    public var idempotency: Idempotency
 
-    public init(retry: RetryPolicy? = nil, paging: PagingPolicy? = nil, resolver: ObjectResolver? = nil,
-                testHandler: TestHandler? = nil, properties: [String: any Sendable] = [:], rootURL: URL? = nil,
-                timeouts: Timeouts? = nil) {
+    public init(retry: RetryPolicy? = nil, paging: PagingPolicy? = nil, testHandler: TestHandler? = nil, rootURL: URL? = nil,
+                timeouts: Timeouts? = nil, idempotency: Idempotency = .automatic) {
         self.retry = retry
         self.paging = paging
-        self.resolver = resolver
         self.testHandler = testHandler
-        self.properties = properties
         self.rootURL = rootURL
         self.timeouts = timeouts
+        self.idempotency = idempotency
     }
 }
 
-/// Answers a query's HTTP request in place of the network: the rest of the pipeline (URL
-/// building, encoding, retry decisions, decoding, paging) runs as usual. GTLR's `testBlock`.
+/// Answers a request in place of the network: the rest of the pipeline (URL building, encoding,
+/// credentials, limits, retry decisions, logging, events, metrics, decoding, paging) runs as
+/// usual. GTLR's `testBlock`.
 public typealias TestHandler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
 /// Whether executing a collection query fetches one page or all of them.

@@ -34,19 +34,20 @@ final class HTTPTrafficLog: Sendable {
         try? FileManager.default.createDirectory(at: options.directory, withIntermediateDirectories: true)
     }
 
-    /// Records one exchange; `response` nil with `error` for a failure below HTTP.
-    func record(name: String, requestID: String, request: HTTPRequest, response: HTTPResponse?, error: (any Error)?,
-                duration: Duration) {
+    /// Records one exchange; `head` nil with `error` for a failure below HTTP, `body` nil for a
+    /// body that is streamed or went to a file.
+    func record(name: String, requestID: String, request: HTTPRequest, head: HTTPResponseHead?, body: Data?,
+                error: (any Error)?, duration: Duration) {
         let number = counter.withLock { value -> Int in
             value += 1
             return value
         }
         let fileName = String(format: "%04d-%@-%@.txt", number, request.method.rawValue,
                               name.replacingOccurrences(of: "/", with: "_"))
-        let text = render(name: name, requestID: requestID, request: request, response: response, error: error,
+        let text = render(name: name, requestID: requestID, request: request, head: head, body: body, error: error,
                           duration: duration)
         let directory = options.directory
-        let indexLine = "<li><a href=\"\(fileName)\">\(fileName)</a> \(response.map { "\($0.status)" } ?? "failed")</li>\n"
+        let indexLine = "<li><a href=\"\(fileName)\">\(fileName)</a> \(head.map { "\($0.status)" } ?? "failed")</li>\n"
         queue.async {
             try? Data(text.utf8).write(to: directory.appendingPathComponent(fileName))
             let index = directory.appendingPathComponent("index.html")
@@ -65,7 +66,7 @@ final class HTTPTrafficLog: Sendable {
         queue.sync {}
     }
 
-    private func render(name: String, requestID: String, request: HTTPRequest, response: HTTPResponse?,
+    private func render(name: String, requestID: String, request: HTTPRequest, head: HTTPResponseHead?, body: Data?,
                         error: (any Error)?, duration: Duration) -> String {
         var lines = ["# \(name)  [\(requestID)]  \(duration)", "", "\(request.method) \(Redaction.url(request.url.absoluteString))"]
         lines += request.headers.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
@@ -75,10 +76,14 @@ final class HTTPTrafficLog: Sendable {
             lines += ["", "<streamed body>"]
         }
         lines += ["", "----", ""]
-        if let response {
-            lines.append("\(response.status)")
-            lines += response.headers.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
-            lines += ["", render(body: response.body, contentType: response.headers["Content-Type"])]
+        if let head {
+            lines.append("\(head.status)")
+            lines += head.headers.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
+            if let body {
+                lines += ["", render(body: body, contentType: head.headers["Content-Type"])]
+            } else {
+                lines += ["", "<body streamed or written to a file>"]
+            }
         } else if let error {
             lines.append("failed: \(error)")
         }

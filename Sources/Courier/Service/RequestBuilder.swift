@@ -49,6 +49,7 @@ enum RequestBuilder {
             }
         }
         if let timeouts = query.execution.timeouts { request.timeouts = timeouts }
+        request.idempotency = query.execution.idempotency
         return request
     }
 

@@ -1,87 +1,68 @@
 import CourierSync
 import Synchronization
 
-/// Executions in flight by request ID, so `service.cancel(requestID:)` can reach one
-/// without holding its task (EvriApi's request identifiers).
+/// Operations in flight by request ID, so `service.cancel(requestID:)` can reach one without
+/// holding its task (EvriApi's request identifiers).
+///
+/// Each operation runs in a child task of its caller; cancelling an ID cancels that child task.
+/// So cancellation by ID is Task cancellation: it reaches every suspension point the operation
+/// may be in (the limiter's queue, a token refresh, a transfer, a retry wait) through the same
+/// handlers, and the caller's own task stays uncancelled.
 final class RequestRegistry: Sendable {
-    private struct Entry {
-        var cancelled = false
-        var transferID: UInt64?
-        /// A retry wait in progress, resumed early by a cancellation.
-        var waiter: UnsafeContinuation<Void, any Error>?
+    /// A running child task. `UnsafeCurrentTask` may not outlive its task: an entry is removed,
+    /// under the lock, before the task's body returns, and `cancel()` is only called under that
+    /// lock, so the reference is always to a live task.
+    private struct Running: @unchecked Sendable {
+        let token: UInt64
+        let task: UnsafeCurrentTask
     }
 
-    private let entries = LockedValue<[String: Entry]>([:])
-
-    func begin(_ id: String) {
-        entries.withLock { $0[id] = Entry() }
+    private struct State {
+        var running: [String: [Running]] = [:]
+        var nextToken: UInt64 = 0
     }
 
-    func end(_ id: String) {
-        entries.withLock { _ = $0.removeValue(forKey: id) }
-    }
+    private let state = LockedValue(State())
 
-    func isCancelled(_ id: String) -> Bool {
-        entries.withLock { $0[id]?.cancelled ?? false }
-    }
-
-    /// Records the transfer now carrying `id`; returns false if the execution was cancelled meanwhile.
-    func attach(transfer: UInt64?, to id: String) -> Bool {
-        entries.withLock { entries in
-            guard entries[id] != nil else { return true }
-            entries[id]!.transferID = transfer
-            return !entries[id]!.cancelled
-        }
-    }
-
-    /// Marks `id` cancelled; returns its transfer to cancel, if one is in flight. Unknown or
-    /// finished IDs are ignored.
-    func cancel(_ id: String) -> UInt64? {
-        let (transfer, waiter) = entries.withLock { entries -> (UInt64?, UnsafeContinuation<Void, any Error>?) in
-            guard var entry = entries[id], !entry.cancelled else { return (nil, nil) }
-            entry.cancelled = true
-            let result = (entry.transferID, entry.waiter)
-            entry.waiter = nil
-            entries[id] = entry
-            return result
-        }
-        waiter?.resume(throwing: CancellationError())
-        return transfer
-    }
-
-    /// Waits `delay` on `clock`, ending early with `CancellationError` if `id` is cancelled
-    /// (or the task is).
-    func sleep(_ id: String, for delay: Duration, on clock: any Clock<Duration>) async throws {
-        // Nobody can cancel an unregistered ID: a plain (task-cancellable) sleep.
-        guard entries.withLock({ $0[id] != nil }) else {
-            try await clock.sleep(for: delay)
-            return
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await clock.sleep(for: delay) }
+    /// Runs `body` in a child task registered under `id` until it returns.
+    func run<T: Sendable>(_ id: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask {
-                try await withTaskCancellationHandler {
-                    try await withUnsafeThrowingContinuation { continuation in
-                        // Checked under the lock the cancellation handler takes: the task may
-                        // have been cancelled (the sleep won) before this ran, and then nobody
-                        // else would resume the continuation.
-                        let cancelled = self.entries.withLock { entries -> Bool in
-                            guard !Task.isCancelled, entries[id] != nil, !entries[id]!.cancelled else { return true }
-                            entries[id]!.waiter = continuation
-                            return false
-                        }
-                        if cancelled { continuation.resume(throwing: CancellationError()) }
-                    }
-                } onCancel: {
-                    let waiter = self.entries.withLock { entries -> UnsafeContinuation<Void, any Error>? in
-                        defer { entries[id]?.waiter = nil }
-                        return entries[id]?.waiter
-                    }
-                    waiter?.resume(throwing: CancellationError())
-                }
+                let token = withUnsafeCurrentTask { task in self.register(id, task!) }
+                defer { self.unregister(id, token) }
+                return try await body()
             }
-            defer { group.cancelAll() }
-            try await group.next()
+            return try await group.next()!
         }
+    }
+
+    private func register(_ id: String, _ task: UnsafeCurrentTask) -> UInt64 {
+        state.withLock { state in
+            state.nextToken += 1
+            state.running[id, default: []].append(Running(token: state.nextToken, task: task))
+            return state.nextToken
+        }
+    }
+
+    private func unregister(_ id: String, _ token: UInt64) {
+        state.withLock { state in
+            state.running[id]?.removeAll { $0.token == token }
+            if state.running[id]?.isEmpty == true { state.running[id] = nil }
+        }
+    }
+
+    /// Cancels every operation running under `id`; returns how many. Unknown or finished IDs are ignored.
+    @discardableResult
+    func cancel(_ id: String) -> Int {
+        state.withLock { state in
+            let running = state.running[id] ?? []
+            for entry in running { entry.task.cancel() }
+            return running.count
+        }
+    }
+
+    /// Whether an operation runs under `id`.
+    func isRunning(_ id: String) -> Bool {
+        state.withLock { $0.running[id] != nil }
     }
 }

@@ -1,17 +1,15 @@
 extension ServiceActor {
-    /// Cancels the query executing under `requestID`, for code that holds an ID rather than a
-    /// task (EvriApi's cancel). The execution throws `CancellationError`, whether it was sending,
-    /// waiting to retry or between pages. Cancelling a finished or unknown request does nothing.
+    /// Cancels the operation running under `requestID`, for code that holds an ID rather than a
+    /// task (EvriApi's cancel): a query (between pages too), a raw request sent with
+    /// ``RequestOptions/requestID``, a download, an upload, or a whole batch by its
+    /// ``QueryBatch/requestID``. The operation throws `CancellationError` wherever it is: queued
+    /// for the limiter, waiting for a token, sending, or waiting to retry. Cancelling a finished
+    /// or unknown request does nothing.
     public nonisolated func cancel(requestID: String) async {
-        guard let transferID = requests.cancel(requestID) else { return }
-        await cancelTransfer(transferID)
+        requests.cancel(requestID)
     }
 
-    private func cancelTransfer(_ id: UInt64) {
-        multi.registry[id]?.cancel(with: CancellationError())
-    }
-
-    /// Events of every query from now on: started, retrying, next page, finished. Each access
+    /// Events of every operation from now on: started, retrying, next page, finished. Each access
     /// is a new subscription; it ends when the service shuts down.
     public nonisolated var events: AsyncStream<ServiceEvent> { eventHub.subscribe() }
 }

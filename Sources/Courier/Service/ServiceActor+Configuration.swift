@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 
 extension ServiceActor {
     /// How a service connects, times out, verifies TLS and logs.
@@ -32,16 +33,18 @@ extension ServiceActor {
         public var authorizer: (any Authorizer)?
         /// Prefixed to the User-Agent of queries: `MyApp/1.2 Courier/0.1.0 (Linux; Swift 6.3)`.
         public var applicationName: String?
-        /// How failed queries are retried; queries can override it.
+        /// How failed requests are retried: queries, uploads, downloads, batches and token
+        /// requests; queries can override it. Raw `send` and `stream` do not retry unless their
+        /// ``RequestOptions`` say so.
         public var retry = RetryPolicy.default
         /// Whether collection queries fetch one page or all; queries can override it.
         public var paging = PagingPolicy.single
-        /// Maps `kind` strings to types; queries can add to it.
-        public var resolver = ObjectResolver()
-        /// Answers every query without the network (see `CourierTesting`).
+        /// Answers every request of every operation without the network (see `CourierTesting`):
+        /// queries, raw requests, streams, downloads, batches, uploads and token requests.
         public var testHandler: TestHandler?
-        /// Application data every execution carries (GTLR's `serviceProperties`).
-        public var properties: [String: any Sendable] = [:]
+        /// Where request and operation metrics go (Docs/Pipeline.md lists them); nil: the
+        /// factory bootstrapped in `MetricsSystem`. With neither, nothing is counted.
+        public var metricsFactory: (any MetricsFactory)?
         /// Sends every query to this root URL instead of its API's (an emulator, a test server).
         public var rootURL: URL?
         /// Limits on the JSON of responses.
@@ -53,8 +56,9 @@ extension ServiceActor {
 
         // MARK: Concurrency and batches
 
-        /// At most this many queries talk to servers at once, service-wide; the rest wait in
-        /// FIFO order (the seeds' "don't hog the backend"). nil: no limit beyond the transport's.
+        /// At most this many requests talk to servers at once, service-wide, whatever the
+        /// operation; the rest wait in FIFO order (the seeds' "don't hog the backend"). Token
+        /// requests are exempt. nil: no limit beyond the transport's.
         public var maxConcurrentQueries: Int?
         /// Queries a task-group batch runs at once, unless the batch says otherwise.
         public var batchConcurrency = 10

@@ -3,36 +3,19 @@ import Foundation
 extension ServiceActor {
     /// Sends `request` and returns the response with its body in memory.
     ///
-    /// The body is buffered up to ``Configuration/maxResponseBodySize``; a larger one fails with
-    /// ``TransportError/bodyTooLarge`` and memory never grows past the limit. A non-2xx status
-    /// is a response, not an error.
+    /// The request takes the one pipeline (Docs/Pipeline.md): the test handler, the limiter,
+    /// logging, events and metrics apply. A non-2xx status is a response, not an error, and by
+    /// default nothing is retried and no credentials are added; ``RequestOptions`` change both and
+    /// name the request for ``cancel(requestID:)``.
     ///
-    /// Cancelling the calling task removes the transfer from the multi handle on the loop's next
-    /// turn and throws `CancellationError`; a task cancelled before the transfer starts never
-    /// opens a connection.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await send(request, requestID: nil)
-    }
-
-    /// `send`, with the transfer registered under a query's request ID so that
-    /// ``cancel(requestID:)`` reaches it.
-    func send(_ request: HTTPRequest, requestID: String?) async throws -> HTTPResponse {
-        try request.validate()
-        try checkRunning()
-        let transfer = Transfer(id: makeTransferID(), request: request,
-                                delivery: .buffered(limit: configuration.maxResponseBodySize),
-                                sink: nil, timeouts: timeouts(for: request), multi: multi)
-        if let requestID {
-            guard requests.attach(transfer: transfer.id, to: requestID) else { throw CancellationError() }
-        }
-        defer { if let requestID { _ = requests.attach(transfer: nil, to: requestID) } }
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                transfer.install(.response(continuation))
-                submit(transfer)
-            }
-        } onCancel: { [loop, bound = LoopBound(transfer)] in
-            loop.execute { bound.value.cancel(with: CancellationError()) }
+    /// The body is buffered up to ``Configuration/maxResponseBodySize``; a larger one fails with
+    /// ``TransportError/bodyTooLarge`` and memory never grows past the limit. Cancelling the
+    /// calling task removes the transfer from the multi handle on the loop's next turn and throws
+    /// `CancellationError`; a task cancelled before the transfer starts never opens a connection.
+    public nonisolated func send(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPResponse {
+        let context = rawContext(options, operation: .send, retry: .disabled)
+        return try await rawOperation(context, options) { [self] in
+            try await pipeline(context).run(.buffered) { request }
         }
     }
 
@@ -40,20 +23,13 @@ extension ServiceActor {
     ///
     /// The file is created or truncated at the first body byte of a 2xx response; any other
     /// status leaves the file untouched and returns its (bounded) body in the response. With
-    /// `append`, bytes are added to an existing file, as a `Range` resume needs.
-    public func download(_ request: HTTPRequest, to file: URL, append: Bool = false) async throws -> HTTPResponse {
-        try request.validate()
-        try checkRunning()
-        let transfer = Transfer(id: makeTransferID(), request: request, delivery: .file(errorLimit: 1 << 20),
-                                sink: nil, timeouts: timeouts(for: request), multi: multi)
-        transfer.fileOutput = FileOutput(path: file.path, append: append)
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                transfer.install(.response(continuation))
-                submit(transfer)
-            }
-        } onCancel: { [loop, bound = LoopBound(transfer)] in
-            loop.execute { bound.value.cancel(with: CancellationError()) }
+    /// `append`, bytes are added to an existing file, as a `Range` resume needs. Retries follow
+    /// the service's policy unless `options` say otherwise (a retry starts the file anew).
+    public nonisolated func download(_ request: HTTPRequest, to file: URL, append: Bool = false,
+                                     options: RequestOptions = RequestOptions()) async throws -> HTTPResponse {
+        let context = rawContext(options, operation: .download, retry: configuration.retry)
+        return try await rawOperation(context, options) { [self] in
+            try await pipeline(context).run(.file(file, append: append)) { request }
         }
     }
 
@@ -62,8 +38,83 @@ extension ServiceActor {
     ///
     /// Receiving pauses (`curl_easy_pause`) while more than 1 MiB waits unread, so a slow
     /// consumer holds the server back instead of filling memory. Dropping the body before its
-    /// end cancels the transfer.
-    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+    /// end cancels the transfer. The pipeline applies up to the response head.
+    public nonisolated func stream(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
+        -> HTTPStreamingResponse
+    {
+        let context = rawContext(options, operation: .stream, retry: .disabled)
+        return try await rawOperation(context, options) { [self] in
+            try await pipeline(context).run(.streamed) { request }
+        }
+    }
+
+    /// The context of a raw request: accepts every status, retries only when asked.
+    nonisolated func rawContext(_ options: RequestOptions, operation: RequestContext.Operation,
+                                retry: RetryPolicy) -> RequestContext {
+        var context = RequestContext(requestID: options.requestID ?? RequestID.next(), name: options.name ?? operation.rawValue,
+                                     operation: operation, retry: options.retry ?? retry,
+                                     testHandler: configuration.testHandler, authorize: options.authorize)
+        context.accepts = { (200..<300).contains($0) }
+        context.throwsRefusedStatus = false
+        return context
+    }
+
+    /// A raw operation: registered for ``cancel(requestID:)`` only when the caller named it, so
+    /// the plain path costs no child task.
+    private nonisolated func rawOperation<T: Sendable>(_ context: RequestContext, _ options: RequestOptions,
+                                                       _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        if options.requestID != nil { return try await operation(context, body) }
+        eventHub.emit(.started(requestID: context.requestID, query: context.name))
+        let started = ContinuousClock.now
+        do {
+            let value = try await body()
+            finishRaw(context, since: started, error: nil)
+            return value
+        } catch {
+            finishRaw(context, since: started, error: error)
+            throw error
+        }
+    }
+
+    private nonisolated func finishRaw(_ context: RequestContext, since started: ContinuousClock.Instant, error: (any Error)?) {
+        let duration = ContinuousClock.now - started
+        eventHub.emit(.finished(requestID: context.requestID, query: context.name, status: context.observedStatus.status,
+                                duration: duration, error: error.map { "\($0)" }))
+        metrics.operation(context.operation, status: context.observedStatus.status, error: error, duration: duration)
+    }
+
+    // MARK: Transport: one attempt on the wire, for the pipeline's transmissions
+
+    /// One buffered exchange.
+    func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await start(request, delivery: .buffered(limit: configuration.maxResponseBodySize), file: nil)
+    }
+
+    /// One exchange whose 2xx body goes to `file`.
+    func transmit(_ request: HTTPRequest, to file: URL, append: Bool) async throws -> HTTPResponse {
+        try await start(request, delivery: .file(errorLimit: 1 << 20), file: FileOutput(path: file.path, append: append))
+    }
+
+    private func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?) async throws
+        -> HTTPResponse
+    {
+        try request.validate()
+        try checkRunning()
+        let transfer = Transfer(id: makeTransferID(), request: request, delivery: delivery, sink: nil,
+                                timeouts: timeouts(for: request), multi: multi)
+        transfer.fileOutput = file
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                transfer.install(.response(continuation))
+                submit(transfer)
+            }
+        } onCancel: { [loop, bound = LoopBound(transfer)] in
+            loop.execute { bound.value.cancel(with: CancellationError()) }
+        }
+    }
+
+    /// One exchange that returns at the response head.
+    func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         try request.validate()
         try checkRunning()
         let buffer = ResponseBodyBuffer()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The entry point to Courier: an actor that owns a libcurl multi event loop and runs every
 /// request as an `async` call.
@@ -24,6 +25,9 @@ public actor ServiceActor {
     nonisolated let trafficLog: HTTPTrafficLog?
     /// Service-wide bound on queries talking to servers (``Configuration/maxConcurrentQueries``).
     nonisolated let limiter: ConcurrencyLimiter?
+    nonisolated let metrics: PipelineMetrics
+    /// False from the start of ``shutdown(_:)``: the pipeline then refuses new attempts, mocked ones too.
+    private nonisolated let accepting = Atomic<Bool>(true)
     private var phase = Phase.running
     private var nextTransferID: UInt64 = 0
 
@@ -34,6 +38,7 @@ public actor ServiceActor {
         self.configuration = configuration
         trafficLog = configuration.httpLog.map(HTTPTrafficLog.init(options:))
         limiter = configuration.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))
+        metrics = PipelineMetrics(factory: configuration.metricsFactory)
         let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
                                   backend: configuration.loopBackend)
         loop = try CurlEventLoop(multi: multi)
@@ -77,6 +82,11 @@ public actor ServiceActor {
         guard phase == .running else { throw TransportError(.shutdown, message: "the service was shut down") }
     }
 
+    /// ``checkRunning()`` from any thread, for the pipeline (a mocked attempt never reaches the loop).
+    nonisolated func checkAccepting() throws(TransportError) {
+        guard accepting.load(ordering: .acquiring) else { throw TransportError(.shutdown, message: "the service was shut down") }
+    }
+
     /// Timeouts of `request` with the service's defaults filled in.
     func timeouts(for request: HTTPRequest) -> Timeouts {
         request.timeouts.merged(over: configuration.timeouts)
@@ -105,6 +115,7 @@ public actor ServiceActor {
     private func stopTransfers(_ mode: ShutdownMode) async {
         guard phase == .running else { return }
         phase = .shuttingDown
+        accepting.store(false, ordering: .releasing)
         if mode == .drain {
             await withUnsafeContinuation { multi.whenIdle($0) }
         }

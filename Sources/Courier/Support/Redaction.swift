@@ -43,10 +43,17 @@ public enum Redaction {
         return result
     }
 
+    /// Headers whose values are URLs, which may carry secrets in their query: a resumable
+    /// upload's `Location` names its session (`upload_id`).
+    static let urlHeaders: Set<String> = ["location", "content-location", "x-goog-upload-url", "x-goog-upload-control-url"]
+
     /// `value`, or the placeholder when `name` carries credentials. The auth scheme of an
-    /// Authorization header is kept (`Bearer _snip_`) because it helps debugging.
+    /// Authorization header is kept (`Bearer _snip_`) because it helps debugging; URL-valued
+    /// headers keep their URL with its secret parameters replaced.
     public static func headerValue(name: String, value: String) -> String {
-        guard secretHeaders.contains(name.lowercased()) else { return value }
+        let lowered = name.lowercased()
+        if urlHeaders.contains(lowered) { return url(value) }
+        guard secretHeaders.contains(lowered) else { return value }
         if let space = value.firstIndex(of: " "), name.lowercased().hasSuffix("authorization") {
             return "\(value[..<space]) \(placeholder)"
         }

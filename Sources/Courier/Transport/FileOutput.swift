@@ -46,6 +46,15 @@ final class FileOutput {
         }
     }
 
+    /// Writes a body already in memory the way a transfer would (a test handler's answer).
+    static func write(_ data: Data, to file: URL, append: Bool) throws(TransportError) {
+        let output = FileOutput(path: file.path, append: append)
+        defer { output.close() }
+        let error = data.withUnsafeBytes { output.write($0) }
+        if let error { throw error }
+        if let error = output.finish() { throw error }
+    }
+
     private func openFile() -> TransportError? {
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)
         descriptor = Glibc.open(path, flags, 0o644)

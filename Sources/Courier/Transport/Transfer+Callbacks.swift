@@ -30,6 +30,30 @@ extension Transfer {
         return CURL_SEEKFUNC_OK
     }
 
+    /// Called when a connection is ready and the request is about to go out (installed for
+    /// non-idempotent requests only).
+    static let prerequestCallback: courier_prereq_cb = { userdata, _, _, _, _ in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        return transfer.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+    }
+
+    /// Refuses curl's silent re-send. When a kept-alive connection dies before any answer, curl
+    /// sends the request again on a fresh one ("Connection died, retrying a fresh connect"),
+    /// although the server may have received and acted on it. A second request without a
+    /// response in between is that re-send (a redirect follows a response); for a request that
+    /// is not idempotent it is aborted, and the caller gets a typed `connectionLost`.
+    func requestWillBeSent() -> Bool {
+        defer {
+            requestsStarted += 1
+            responseSinceRequest = false
+        }
+        guard requestsStarted > 0, !responseSinceRequest else { return true }
+        machine.abort(TransportError(.connectionLost, message: "the kept-alive connection closed before any response; "
+                                         + "the request may have reached the server and is not idempotent, so it is not re-sent",
+                                     url: request.url.absoluteString))
+        return false
+    }
+
     /// Collects the last response's header fields. Reading them here costs a fraction of
     /// `curl_easy_nextheader`, which rescans every header for each one it returns.
     private func receivedHeaderLine(_ line: UnsafeRawBufferPointer) {
@@ -43,6 +67,7 @@ extension Transfer {
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             receivedHeaders = HTTPHeaders() // a new response (after a redirect, a 100 or a proxy's CONNECT)
             receivedHeadEnded = false
+            responseSinceRequest = true
             return
         }
         guard !receivedHeadEnded else { return }

@@ -19,7 +19,7 @@ extension Transfer {
     func configure(_ handle: EasyHandle) throws(TransportError) {
         let hasUserAgentHeader = request.headers.contains { HTTPSyntax.namesEqual($0.name, "User-Agent") }
         // Only a plain GET (no body, no file, no custom method) leaves options worth keeping.
-        let profile = request.method == .get && request.body.isEmpty && fileOutput == nil
+        let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
             ? ReuseProfile(timeouts: timeouts, hasUserAgentHeader: hasUserAgentHeader,
                            isHTTPS: request.url.scheme?.lowercased() == "https")
             : nil
@@ -60,6 +60,10 @@ extension Transfer {
         courier_easy_setopt_data_cb(handle.raw, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
         multi.configureSocketCallbacks(handle)
+        if !request.isIdempotent {
+            courier_easy_setopt_prereq_cb(handle.raw, Transfer.prerequestCallback)
+            try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
+        }
 
         try configureMethodAndBody(handle)
         try configureHeaders(handle, userAgent: hasUserAgentHeader ? nil : settings.userAgent)

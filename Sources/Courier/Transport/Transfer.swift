@@ -42,6 +42,11 @@ final class Transfer {
     let startedAt = MonotonicClock.nanoseconds()
     /// When a byte last moved either way; the idle timeout counts from here.
     var lastActivity: UInt64 = 0
+    /// Requests curl began to send (the prerequest callback, installed for non-idempotent
+    /// requests only), and whether a response began since the last one: together they tell a
+    /// redirect from curl's silent re-send on a fresh connection (see `requestWillBeSent`).
+    var requestsStarted = 0
+    var responseSinceRequest = false
     /// Body bytes moved so far, and when progress was last reported.
     var progress = TransferProgress()
     var reportedProgressAt: Int64 = 0
@@ -119,6 +124,13 @@ final class Transfer {
     }
 
     private func resolve(failing error: any Error, headDelivered: Bool) {
+        var error = error
+        // Tracked for non-idempotent requests only: there "never handed to a connection" makes
+        // a failure safe to retry whatever the method.
+        if !request.isIdempotent, requestsStarted == 0, var transportError = error as? TransportError {
+            transportError.requestMayHaveBeenSent = false
+            error = transportError
+        }
         release()
         multi.logger.trace("transfer failed", metadata: ["id": "\(id)", "error": "\(error)"])
         deliver(error, headDelivered: headDelivered)

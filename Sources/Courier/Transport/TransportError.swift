@@ -29,12 +29,21 @@ public struct TransportError: Error, Sendable, Hashable {
     public let url: String?
     /// The kind's name (`timedOut`, `connectionFailed`, …): a stable label for metrics and reports.
     public var kind: String { code.rawValue }
+    /// Whether the server may have received the request. False only when Courier knows no byte
+    /// of it left: the connect, the name lookup or the TLS handshake failed, or the request was
+    /// never handed to the connection. Retrying a request that may have arrived is safe only for
+    /// idempotent requests (see ``Idempotency``).
+    public internal(set) var requestMayHaveBeenSent: Bool
 
     init(_ code: Code, curlCode: Int? = nil, message: String = "", url: String? = nil) {
         self.code = code
         self.curlCode = curlCode
         self.message = message
         self.url = url.map(Redaction.url)
+        switch code {
+        case .connectionFailed, .hostNotFound, .tlsFailure, .invalidRequest, .shutdown: requestMayHaveBeenSent = false
+        default: requestMayHaveBeenSent = true
+        }
     }
 
     /// The deadline or the connect or idle timeout passed.
@@ -76,7 +85,9 @@ public struct TransportError: Error, Sendable, Hashable {
     }
 
     func with(message: String) -> TransportError {
-        TransportError(code, curlCode: curlCode, message: message, url: url)
+        var error = TransportError(code, curlCode: curlCode, message: message, url: url)
+        error.requestMayHaveBeenSent = requestMayHaveBeenSent
+        return error
     }
 }
 

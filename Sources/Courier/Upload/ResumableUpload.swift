@@ -24,7 +24,7 @@ struct ResumableUpload<Response: QueryResponse> {
         checksums = parameters.verifyIntegrity ? SourceChecksums(source: parameters.source, total: total) : nil
         machine = UploadStateMachine(total: total, chunkSize: parameters.effectiveChunkSize,
                                      restartWhenSessionExpires: parameters.restartWhenSessionExpires)
-        retry = RetryStateMachine(policy: execution.retryPolicy, queryName: execution.query.name, replayable: true)
+        retry = RetryStateMachine(policy: execution.context.retry, queryName: execution.query.name)
     }
 
     mutating func run(resuming session: UploadSession?) async throws -> Response {
@@ -74,10 +74,13 @@ struct ResumableUpload<Response: QueryResponse> {
         request.headers["X-Upload-Content-Type"] = parameters.mimeType
         request.headers["X-Upload-Content-Length"] = String(total)
         if request.body.isEmpty { request.headers["Content-Length"] = "0" }
+        // Opening a session writes nothing: a repeat only opens another, which is left to expire.
+        request.idempotency = .always
         control.publish(UploadProgress(bytesSent: 0, totalBytes: total))
         let response: HTTPResponse
         do {
-            response = try await execution.perform(prepared: request, retryPolicy: .disabled)
+            // The upload protocol recovers from failures itself (see `failed(with:sessionGone:)`).
+            response = try await execution.perform(request) { $0.retry = .disabled }
         } catch {
             return try failed(with: error, sessionGone: false)
         }
@@ -123,8 +126,10 @@ struct ResumableUpload<Response: QueryResponse> {
     private mutating func exchange(_ request: HTTPRequest) async throws -> UploadStateMachine.Action {
         let response: HTTPResponse
         do {
-            response = try await execution.perform(prepared: request, retryPolicy: .disabled,
-                                                   accepting: { $0 < 300 || $0 == 308 || $0 == 404 || $0 == 410 })
+            response = try await execution.perform(request) { context in
+                context.retry = .disabled
+                context.accepts = { $0 < 300 || $0 == 308 || $0 == 404 || $0 == 410 }
+            }
         } catch {
             return try failed(with: error, sessionGone: false)
         }
@@ -138,7 +143,7 @@ struct ResumableUpload<Response: QueryResponse> {
             // Progress renews the retry budget. A 308 that acknowledges nothing new must not:
             // a server that answers status queries but never takes a chunk would loop forever.
             if machine.offset > acknowledgedBefore {
-                retry = RetryStateMachine(policy: execution.retryPolicy, queryName: query.name, replayable: true)
+                retry = RetryStateMachine(policy: execution.context.retry, queryName: query.name)
             }
             control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: total))
             saveSession()
@@ -156,25 +161,28 @@ struct ResumableUpload<Response: QueryResponse> {
         }
     }
 
-    /// A failed request: transient ones wait and ask the server where things stand; others end the upload.
+    /// A failed request: transient ones wait and ask the server where things stand; others end the
+    /// upload. Every request of the session is idempotent by protocol (a chunk names its range), so
+    /// the retry rules are the pipeline's with idempotency granted.
     private mutating func failed(with error: any Error, sessionGone: Bool) throws -> UploadStateMachine.Action {
         let outcome: RetryStateMachine.Outcome
         switch error {
         case let error as TransportError: outcome = .transportFailure(error)
-        case let error as APIError: outcome = .response(status: error.status, retryAfter: RetryAfter.parse(error.headers["Retry-After"]))
+        case let error as APIError:
+            outcome = .response(status: error.status, retryAfter: RetryAfter.parse(error.headers["Retry-After"]),
+                                reasons: error.items.compactMap(\.reason))
         default: throw error
         }
-        guard case .retry(let delay) = retry.decide(outcome) else { throw error }
-        pendingDelay = delay
-        service.eventHub.emit(.retrying(requestID: query.requestID, query: query.name, attempt: retry.retries, delay: delay,
-                                        reason: "\(error)"))
+        guard case .retry(let delay) = retry.decide(outcome, idempotent: true) else { throw error }
+        pending = (delay, "\(error)", (error as? APIError)?.status)
         return machine.failed(sessionGone: sessionGone)
     }
 
-    private var pendingDelay: Duration = .zero
+    private var pending: (delay: Duration, reason: String, status: Int?) = (.zero, "", nil)
 
     private mutating func backOff() async throws -> UploadStateMachine.Action {
-        try await service.requests.sleep(query.requestID, for: pendingDelay, on: execution.configuration.clock)
+        try await service.pipeline(execution.context).wait(pending.delay, attempt: retry.retries, reason: pending.reason,
+                                                           status: pending.status)
         return machine.retryAfterBackoff()
     }
 

@@ -35,15 +35,15 @@ extension ServiceActor {
         guard query.uploadPath != nil || session != nil else {
             throw UploadError(.invalidParameters, message: "\(query.name) has no upload path")
         }
-        let execution = QueryExecution(service: self, query: query)
-        requests.begin(query.requestID) // so cancel(requestID:) reaches uploads too
-        defer { requests.end(query.requestID) }
-        switch parameters.uploadProtocol {
-        case .resumable:
-            var upload = try ResumableUpload(execution: execution, parameters: parameters, control: control)
-            return try await upload.run(resuming: session)
-        case .multipart, .media:
-            return try await singleRequestUpload(execution, parameters: parameters, control: control)
+        let execution = QueryExecution(service: self, query: query, operation: .upload)
+        return try await operation(execution.context) { [self] in
+            switch parameters.uploadProtocol {
+            case .resumable:
+                var upload = try ResumableUpload(execution: execution, parameters: parameters, control: control)
+                return try await upload.run(resuming: session)
+            case .multipart, .media:
+                return try await singleRequestUpload(execution, parameters: parameters, control: control)
+            }
         }
     }
 
@@ -73,7 +73,9 @@ extension ServiceActor {
         request.progress = { progress in
             control.publish(UploadProgress(bytesSent: min(progress.bytesSent, total), totalBytes: total))
         }
-        let response = try await execution.perform(prepared: request, retryPolicy: execution.retryPolicy)
+        // A POST: re-sent after it may have arrived only with a precondition (ifGenerationMatch=0)
+        // or a declared idempotency, as the pipeline decides.
+        let response = try await execution.perform(request)
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
         if parameters.verifyIntegrity, let object = try? JSONValue(parsing: response.body).objectValue {
             let checksums = ChecksumAccumulator()

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The one way from "an operation wants bytes on the wire" to "a response or a typed error".
+///
+/// Every request of every operation takes it, attempt after attempt (Docs/Pipeline.md draws it):
+///
+/// 1. the service must be running, the task not cancelled;
+/// 2. the request is built (again for each attempt: a download's `Range` moves on);
+/// 3. the authorizer adds credentials;
+/// 4. a slot of the service-wide limiter is held for the attempt;
+/// 5. the test handler answers in place of the network, or the transport sends it;
+/// 6. the exchange is logged (redacted), counted (metrics) and told (events);
+/// 7. an accepted status ends it; a 401 invalidates the credentials and goes again, once;
+/// 8. otherwise ``RetryStateMachine`` decides, idempotency-aware, and the pipeline waits a
+///    jittered, cancellable delay on the service's clock and goes again, or gives up with a
+///    typed error.
+struct RequestPipeline: Sendable {
+    let service: ServiceActor
+    let context: RequestContext
+
+    private var configuration: ServiceActor.Configuration { service.configuration }
+
+    /// Runs `prepare`'s request through `transmission` until an accepted answer, a final failure,
+    /// or cancellation.
+    func run<Output: Sendable>(_ transmission: Transmission<Output>,
+                               prepare: () throws -> HTTPRequest) async throws -> Output {
+        var retry = RetryStateMachine(policy: context.retry, queryName: context.name)
+        var refreshedCredentials = false
+        let started = ContinuousClock.now
+        while true {
+            try Task.checkCancellation()
+            try service.checkAccepting()
+            let unsigned = try prepare()
+            let request = try await authorized(unsigned)
+            let attemptStarted = ContinuousClock.now
+            let output: Output
+            do {
+                output = try await service.limited(context.limited) { try await attempt(request, transmission) }
+            } catch let error as TransportError {
+                record(request, head: nil, body: nil, error: error, since: attemptStarted)
+                let decision = retry.decide(.transportFailure(error), idempotent: request.isIdempotent,
+                                            replayable: request.body.isReplayable, elapsed: ContinuousClock.now - started)
+                guard case .retry(let delay) = decision else { throw error }
+                try await wait(delay, attempt: retry.retries, reason: "\(error)", status: nil)
+                continue
+            } catch {
+                record(request, head: nil, body: nil, error: error, since: attemptStarted)
+                throw error
+            }
+            let head = transmission.head(output)
+            record(request, head: head, body: transmission.body(output), error: nil, since: attemptStarted)
+            if context.accepts(head.status) { return output }
+            if head.status == 401, context.authorize, let authorizer = configuration.authorizer, !refreshedCredentials {
+                refreshedCredentials = true
+                configuration.logger.debug("credentials refused; refreshing them once", metadata: [
+                    "query": "\(context.name)", "request-id": "\(context.requestID)",
+                ])
+                await authorizer.invalidate(request)
+                continue
+            }
+            let (response, settled) = try await transmission.settle(output)
+            let outcome = RetryStateMachine.Outcome.response(
+                status: head.status, retryAfter: RetryAfter.parse(head.headers["Retry-After"]),
+                reasons: GoogleErrorReasons.of(status: head.status, body: response.body))
+            let decision = retry.decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable,
+                                        elapsed: ContinuousClock.now - started)
+            guard case .retry(let delay) = decision else {
+                if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
+                return settled
+            }
+            try await wait(delay, attempt: retry.retries, reason: "HTTP \(head.status)", status: head.status)
+        }
+    }
+
+    /// `request` with the authorizer's credentials, when this operation is authorized.
+    func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
+        guard context.authorize, let authorizer = configuration.authorizer else { return request }
+        var signed = request
+        try await authorizer.authorize(&signed, through: service)
+        return signed
+    }
+
+    /// One attempt: the test handler, or the network.
+    private func attempt<Output>(_ request: HTTPRequest, _ transmission: Transmission<Output>) async throws -> Output {
+        if let testHandler = context.testHandler {
+            try request.validate()
+            return try await transmission.mock(request, testHandler(request))
+        }
+        return try await transmission.send(service, request)
+    }
+
+    /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
+    func wait(_ delay: Duration, attempt: Int, reason: String, status: Int?) async throws {
+        configuration.logger.debug("retrying", metadata: [
+            "query": "\(context.name)", "request-id": "\(context.requestID)", "attempt": "\(attempt)",
+            "delay": "\(delay)", "reason": "\(reason)",
+        ])
+        service.eventHub.emit(.retrying(requestID: context.requestID, query: context.name, attempt: attempt, delay: delay,
+                                        reason: reason))
+        service.metrics.retry(operation: context.operation, status: status)
+        try await configuration.clock.sleep(for: delay)
+    }
+
+    private func record(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
+                        since start: ContinuousClock.Instant) {
+        let duration = ContinuousClock.now - start
+        context.observedStatus.store(head?.status ?? 0)
+        service.trafficLog?.record(name: context.name, requestID: context.requestID, request: request, head: head,
+                                   body: body, error: error, duration: duration)
+        service.metrics.attempt(operation: context.operation, request: request, head: head, body: body, error: error,
+                                duration: duration)
+    }
+}

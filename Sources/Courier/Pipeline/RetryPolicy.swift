@@ -1,0 +1,90 @@
+/// When and how long to wait before sending a failed request again, as a value.
+///
+/// The defaults follow Google's retry strategy for its APIs (Cloud Storage's, google-cloud-go's):
+///
+/// - transient: 408, 429, 500, 502, 503, 504; a 403 whose Google error reason is
+///   `rateLimitExceeded` or `userRateLimitExceeded`; resets and timeouts; refused connects;
+/// - only idempotent requests are re-sent once they may have reached the server (``Idempotency``);
+/// - every wait is drawn at random ("full jitter") between `initialDelay.lowerBound × multiplierⁿ` and
+///   `initialDelay.upperBound × multiplierⁿ`, at most `maxDelay`; `Retry-After` wins when present;
+/// - at most `maxRetries` retries, no more than `maxTotalDelay` of waiting, and none that would
+///   end past `deadline` counted from the first attempt.
+///
+/// ```swift
+/// var retry = RetryPolicy.default
+/// retry.retryableStatuses.remove(500)
+/// retry.shouldRetry = { context in context.status == 409 ? true : nil } // nil: default rule
+/// configuration.retry = retry
+/// ```
+///
+/// Docs/Pipeline.md has the whole table.
+public struct RetryPolicy: Sendable {
+    /// Retries after the first attempt; 0 disables retrying.
+    public var maxRetries: Int
+    /// The first wait is drawn from this range (in seconds); later ones from the range times `multiplier`ⁿ.
+    public var initialDelay: ClosedRange<Double>
+    /// How much each wait's range grows.
+    public var multiplier: Double
+    /// No single wait is longer; a `Retry-After` above it ends the retries instead.
+    public var maxDelay: Duration
+    /// The waits of one request add up to at most this.
+    public var maxTotalDelay: Duration
+    /// No retry starts when its wait would end later than this after the first attempt began;
+    /// nil: no deadline besides the others.
+    public var deadline: Duration?
+    public var retryableStatuses: Set<Int>
+    /// Google error reasons (`error.errors[].reason`) that make a 403 transient.
+    public var retryableReasons: Set<String>
+    /// Retry resets, timeouts and refused connects.
+    public var retryTransportErrors: Bool
+    /// Decides first: `true` or `false` overrule the rules above, `nil` defers to them. It never
+    /// overrules idempotency: a request that may have reached the server and is not idempotent
+    /// is not re-sent.
+    public var shouldRetry: (@Sendable (RetryContext) -> Bool?)?
+
+    public init(maxRetries: Int = 5, initialDelay: ClosedRange<Double> = 0...1, multiplier: Double = 2,
+                maxDelay: Duration = .seconds(32), maxTotalDelay: Duration = .seconds(600), deadline: Duration? = .seconds(120),
+                retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504],
+                retryableReasons: Set<String> = ["rateLimitExceeded", "userRateLimitExceeded"],
+                retryTransportErrors: Bool = true, shouldRetry: (@Sendable (RetryContext) -> Bool?)? = nil) {
+        self.maxRetries = maxRetries
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+        self.maxTotalDelay = maxTotalDelay
+        self.deadline = deadline
+        self.retryableStatuses = retryableStatuses
+        self.retryableReasons = retryableReasons
+        self.retryTransportErrors = retryTransportErrors
+        self.shouldRetry = shouldRetry
+    }
+
+    /// Google's strategy, as above. Queries, uploads, downloads, batches and token requests use it
+    /// unless configured otherwise.
+    public static let `default` = RetryPolicy()
+    /// Never retry: the default of raw ``ServiceActor/send(_:options:)``, whose non-2xx answers
+    /// are responses for the caller to judge (a load generator or a proxy must not multiply requests).
+    public static let disabled = RetryPolicy(maxRetries: 0)
+}
+
+/// What a ``RetryPolicy/shouldRetry`` closure sees.
+public struct RetryContext: Sendable {
+    /// 1 for the first retry.
+    public let attempt: Int
+    /// The HTTP status, when a response came back.
+    public let status: Int?
+    /// The failure, when no response came back.
+    public let error: (any Error & Sendable)?
+    /// The query's method name (or the operation's name: `send`, `download`, `batch`, …).
+    public let queryName: String
+    /// Google error reasons of the response (`rateLimitExceeded`, …), if it had any.
+    public let reasons: [String]
+
+    init(attempt: Int, status: Int?, error: (any Error & Sendable)?, queryName: String, reasons: [String] = []) {
+        self.attempt = attempt
+        self.status = status
+        self.error = error
+        self.queryName = queryName
+        self.reasons = reasons
+    }
+}
