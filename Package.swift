@@ -125,7 +125,8 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI",
-                           "CourierGenerator", "GoogleStorage", "GoogleTasks", "GoldenNotes", "CourierSync"]
+                           "CourierGenerator", "GoogleStorage", "GoogleTasks", "GoldenNotes", "CourierSync",
+                           .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
     ],
     swiftLanguageModes: [.v6]

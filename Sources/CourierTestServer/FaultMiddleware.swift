@@ -12,6 +12,7 @@ import Synchronization
 ///   consumed);
 /// - `429x2`: the same with 429 and `Retry-After: 1`;
 /// - `401x1`: the same with 401, as a server does for an expired or revoked token;
+/// - `403x1`: the same with 403 and Google's error reason `rateLimitExceeded`;
 /// - `slow-200`: the route answers after 200 ms;
 /// - `redirect-loop`: every request is answered `307` back to its own URL;
 /// - `slow-body`: the route's response body goes out in 16 KiB pieces, 20 ms apart;
@@ -50,7 +51,8 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == 429 { headers[.retryAfter] = "1" }
         if status == 401 { headers[.wwwAuthenticate] = #"Bearer error="invalid_token""# }
-        let body = #"{"error":{"code":\#(status),"message":"injected fault \#(fault)","errors":[{"reason":"backendError"}]}}"#
+        let reason = status == 403 ? "rateLimitExceeded" : "backendError"
+        let body = #"{"error":{"code":\#(status),"message":"injected fault \#(fault)","errors":[{"reason":"\#(reason)"}]}}"#
         return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 

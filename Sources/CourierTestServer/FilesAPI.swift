@@ -158,7 +158,9 @@ public final class FilesAPI: Sendable {
             let sink = request.parameter("sink") == "1"
             let (id, path) = state.withLock { state -> (String, URL) in
                 state.nextID += 1
-                let id = "upload-\(state.nextID)-\(UUID().uuidString.prefix(6))"
+                // Carries the secret mark: a session URI is a bearer credential, and the suite's secret
+                // scan must fail if one ever reaches a log.
+                let id = "upload-\(state.nextID)-s3kr1t-\(UUID().uuidString.prefix(6))"
                 let path = directory.appendingPathComponent(id)
                 var session = Session(path: path, total: request.header("X-Upload-Content-Length").flatMap { Int64($0) },
                                       name: name, contentType: request.header("X-Upload-Content-Type") ?? "application/octet-stream",

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 import NIOCore
 import NIOPosix
@@ -13,6 +14,12 @@ import NIOPosix
 /// - `/bad-chunked`: invalid chunked transfer encoding.
 /// - `/huge-header`: a header block of 300 KiB.
 /// - `/not-http`: bytes that are not HTTP.
+/// - `/keepalive-then-drop`: answers the first request of a connection completely, keeping it
+///   alive; reads the next request on that connection and closes it without an answer — the
+///   race in which libcurl silently re-sends a request the server has already received.
+///
+/// Every request that names a fault in `X-Courier-Fault` is counted by the header's whole value
+/// (``FaultCounts``), so a test can tell how often a request reached the server.
 /// - `/upload-drop/…?upload_id=…`: a resumable-upload session URI of ``FilesAPI`` whose first
 ///   chunk is cut after the session's `drop` byte count by a reset; later requests are answered
 ///   by the Files API.
@@ -25,14 +32,14 @@ final class RawFaultServer: Sendable {
         self.channel = channel
     }
 
-    static func start(counters: TestServerCounters, files: FilesAPI) async throws -> RawFaultServer {
+    static func start(counters: TestServerCounters, files: FilesAPI, faults: FaultCounts) async throws -> RawFaultServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 counters.connectionOpened()
                 channel.closeFuture.whenComplete { _ in counters.connectionClosed() }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(FaultHandler(files: files))
+                    try channel.pipeline.syncOperations.addHandler(FaultHandler(files: files, faults: faults))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -50,11 +57,14 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
     typealias OutboundOut = ByteBuffer
 
     private let files: FilesAPI
+    private let faults: FaultCounts
     private var received = ByteBuffer()
     private var answered = false
+    private var answeredOnConnection = 0
 
-    init(files: FilesAPI) {
+    init(files: FilesAPI, faults: FaultCounts) {
         self.files = files
+        self.faults = faults
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -70,11 +80,32 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
                        target: target, context: context)
             return
         }
-        answered = true
         // `X-Courier-Fault: <name>` picks the fault for any path, so every operation can meet it.
-        let fault = text[..<headEnd.lowerBound].components(separatedBy: "\r\n").dropFirst().first {
+        let headerValue = text[..<headEnd.lowerBound].components(separatedBy: "\r\n").dropFirst().first {
             $0.lowercased().hasPrefix("x-courier-fault:")
-        }.map { "/" + ($0.dropFirst("x-courier-fault:".count).split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces) }
+        }.map { $0.dropFirst("x-courier-fault:".count).trimmingCharacters(in: .whitespaces) }
+        let fault = headerValue.map { "/" + ($0.split(separator: ";").first.map(String.init) ?? "") }
+        if fault == "/keepalive-then-drop" {
+            // Wait for the whole request (its body too) before answering, so the next one starts clean.
+            let length = text[..<headEnd.lowerBound].components(separatedBy: "\r\n").first {
+                $0.lowercased().hasPrefix("content-length:")
+            }.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            let headLength = text.utf8.distance(from: text.startIndex, to: headEnd.upperBound)
+            guard received.readableBytes >= headLength + length else { return }
+            received.moveReaderIndex(forwardBy: headLength + length)
+            received.discardReadBytes()
+            if let headerValue { faults.count(headerValue) }
+            answeredOnConnection += 1
+            if answeredOnConnection == 1 {
+                write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok", context)
+            } else {
+                answered = true
+                context.close(promise: nil)
+            }
+            return
+        }
+        answered = true
+        if let headerValue { faults.count(headerValue) }
         respond(to: fault ?? path, context: context)
     }
 
@@ -162,5 +193,19 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
         provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
             loopBound.value.close(promise: nil)
         }
+    }
+}
+
+/// How many requests carrying each `X-Courier-Fault` value reached the raw fault server.
+public final class FaultCounts: Sendable {
+    private let counts = LockedValue<[String: Int]>([:])
+
+    func count(_ headerValue: String) {
+        counts.withLock { $0[headerValue, default: 0] += 1 }
+    }
+
+    /// Requests seen with exactly this header value (`reset-before-headers;run=…`).
+    public func requests(_ headerValue: String) -> Int {
+        counts.withLock { $0[headerValue] ?? 0 }
     }
 }

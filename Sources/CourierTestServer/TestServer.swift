@@ -33,14 +33,17 @@ public final class TestServer: Sendable {
     public let tokens: TokenServer
     /// The files API for uploads and downloads, and what it stored.
     public let files: FilesAPI
+    /// How many requests naming each fault reached the raw fault listener.
+    public let faults: FaultCounts
     private let lifecycle: ServerLifecycle
     private let serviceGroup: ServiceGroup
     private let application: Task<Void, any Error>
     private let faultServer: RawFaultServer
 
     private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
-                 lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
+                 faults: FaultCounts, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
                  faultServer: RawFaultServer) {
+        self.faults = faults
         self.lifecycle = lifecycle
         self.serviceGroup = serviceGroup
         self.baseURL = baseURL
@@ -110,12 +113,13 @@ public final class TestServer: Sendable {
             throw TestServerError.couldNotStart("the listener did not start")
         }
         ownURL.withLock { $0 = "http://127.0.0.1:\(port)" }
-        let faultServer = try await RawFaultServer.start(counters: counters, files: files)
+        let faults = FaultCounts()
+        let faultServer = try await RawFaultServer.start(counters: counters, files: files, faults: faults)
         files.setBaseURLs(main: "http://127.0.0.1:\(port)", drop: "http://127.0.0.1:\(faultServer.port)/upload-drop")
         return TestServer(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, files: files, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, faults: faults, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 

@@ -1,0 +1,440 @@
+@testable import Courier
+import CourierTestServer
+import CourierTesting
+import Foundation
+import MetricsTestKit
+import Synchronization
+import Testing
+
+/// Every operation keeps every promise: rows are the operations, columns the promises of the one
+/// request pipeline. Each cell runs the operation for real against CourierTestServer (its fault
+/// routes, its raw fault listener) or, in the mock column, against a test handler with the
+/// server watching for sockets. Where a promise takes another form for an operation (a GET is
+/// idempotent, so it *is* re-sent after a reset), the cell says so and asserts that form.
+@Suite struct PipelineConformanceTests {
+    enum Operation: String, CaseIterable, Sendable {
+        case execute, fetchAll, send, stream, taskGroupBatch, wireBatch, download, downloadFile
+        case mediaUpload, multipartUpload, resumableUpload
+
+        /// The `operation` dimension its requests are counted under.
+        var metricsName: String {
+            switch self {
+            case .execute, .fetchAll, .taskGroupBatch: "execute"
+            case .send: "send"
+            case .stream: "stream"
+            case .wireBatch: "batch"
+            case .download, .downloadFile: "download"
+            case .mediaUpload, .multipartUpload, .resumableUpload: "upload"
+            }
+        }
+
+        /// Whether the request carrying a write (`write: true`) is idempotent: a GET-only
+        /// operation is; a resumable upload's initiation is by declaration (it opens a session).
+        var writeIsIdempotent: Bool {
+            switch self {
+            case .fetchAll, .stream, .download, .downloadFile, .resumableUpload: true
+            default: false
+            }
+        }
+    }
+
+    static let fileBytes = Data(TestPattern.bytes(count: 300_000))
+    static let quickRetry = RetryPolicy(maxRetries: 2, initialDelay: 0.01...0.02, deadline: .seconds(60))
+
+    /// Adds `X-Courier-Fault` to every authorized request and counts invalidations.
+    final class FaultInjector: Authorizer {
+        let fault: String
+        let run = UUID().uuidString
+        let invalidations = Atomic<Int>(0)
+        init(_ fault: String) { self.fault = fault }
+        var header: String { "\(fault);run=\(run)" }
+        func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
+        func invalidate(_ rejected: HTTPRequest) async { invalidations.add(1, ordering: .relaxed) }
+    }
+
+    // MARK: Running one operation
+
+    /// Runs `operation` under `requestID`; `write` makes it send a write where it can (an insert,
+    /// a POST), and leaves single-request uploads without the precondition (`ifGenerationMatch=0`)
+    /// that otherwise makes them idempotent; `root` is where raw requests go. Throws what the
+    /// operation threw.
+    static func perform(_ operation: Operation, service: ServiceActor, server: TestServer, fileID: String, requestID: String,
+                        write: Bool = false, root: URL? = nil, mocked: Bool = false) async throws {
+        let root = root ?? server.baseURL
+        let options = RequestOptions(requestID: requestID, retry: quickRetry, authorize: true)
+        func named<R>(_ query: Query<R>) -> Query<R> {
+            var query = query
+            query.requestID = requestID
+            return query
+        }
+        let note = write ? Notes.insert(Note(json: ["title": "written"])) : Notes.get("note-0001")
+        switch operation {
+        case .execute:
+            let result = try await service.execute(named(note))
+            #expect(result.id != nil)
+        case .fetchAll:
+            var list = named(Notes.list(maxResults: 2))
+            list.execution.paging = .fetchAll
+            let result = try await service.execute(list)
+            #expect(result.items.count == (mocked ? 1 : 3))
+        case .send:
+            var request = HTTPRequest(url: root.appendingPathComponent("notes/v1/notes/note-0001"))
+            if write {
+                request = HTTPRequest(method: .post, url: root.appendingPathComponent("notes/v1/notes"),
+                                      headers: ["Content-Type": "application/json"], body: .data(Data(#"{"title":"raw"}"#.utf8)))
+            }
+            let response = try await service.send(request, options: options)
+            guard response.isSuccess else { throw APIError(response: response) }
+        case .stream:
+            let response = try await service.stream(HTTPRequest(url: root.appendingPathComponent("notes/v1/notes/note-0001")),
+                                                    options: options)
+            guard response.head.isSuccess else { throw APIError(response: HTTPResponse(head: response.head)) }
+            let body = try await response.body.collect(upTo: 1 << 20)
+            #expect(String(decoding: body, as: UTF8.self).contains("note-0001"))
+        case .taskGroupBatch, .wireBatch:
+            var batch = write ? QueryBatch(note) : QueryBatch(Notes.get("note-0001"), Notes.get("note-0002"))
+            batch.requestID = requestID
+            let results = operation == .wireBatch ? try await service.executeBatch(batch) : try await service.batch(batch)
+            if let failure = results.failures.values.first { throw failure }
+            #expect(results.successes.count == batch.count)
+        case .download, .downloadFile:
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-conformance-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            if operation == .download {
+                let response = try await service.download(HTTPRequest(url: root.appendingPathComponent("download/files/v1/files/\(fileID)")),
+                                                          to: target, options: options)
+                guard response.isSuccess else { throw APIError(response: response) }
+            } else {
+                _ = try await service.downloadFile(named(Files.media(server, id: fileID)), to: target)
+            }
+            #expect(try Data(contentsOf: target) == fileBytes)
+        case .mediaUpload, .multipartUpload, .resumableUpload:
+            let uploadProtocol: UploadParameters.UploadProtocol = switch operation {
+            case .mediaUpload: .media
+            case .multipartUpload: .multipart
+            default: .resumable
+            }
+            var parameters = UploadParameters(data: fileBytes, mimeType: "application/octet-stream", uploadProtocol: uploadProtocol)
+            parameters.chunkSize = 256 << 10
+            var insert = named(Files.insert(server, name: "conformance-\(UUID())", upload: parameters))
+            if !write { insert.parameters.set("ifGenerationMatch", "0") } // "only if new": safe to repeat
+            let stored = try await service.execute(insert)
+            #expect(stored.json["id"]?.stringValue != nil)
+        }
+    }
+
+    /// Seeds three notes and the 300,000-byte file; returns the file's ID.
+    static func prepare(_ server: TestServer) async throws -> String {
+        server.notes.seed(count: 3)
+        var clean = ServiceActor.Configuration.testing(server.baseURL)
+        clean.retry = .disabled
+        return try await withService(configuration: clean) { service in
+            let parameters = UploadParameters(data: fileBytes, mimeType: "application/octet-stream", uploadProtocol: .media)
+            let stored = try await service.execute(Files.insert(server, name: "conformance", upload: parameters))
+            return try #require(stored.json["id"]?.stringValue)
+        }
+    }
+
+    /// A fresh server, seeded, and a service for it made by `configure`.
+    static func withCell<T>(_ configure: (inout ServiceActor.Configuration, TestServer) -> Void,
+                            _ body: (TestServer, ServiceActor, String) async throws -> T) async throws -> T {
+        try await withTestServer { server in
+            let fileID = try await prepare(server)
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.retry = quickRetry
+            configure(&configuration, server)
+            return try await withService(configuration: configuration) { service in
+                let result = try await body(server, service, fileID)
+                await expectNoLeaks(service)
+                return result
+            }
+        }
+    }
+
+    // MARK: The promises
+
+    @Test(arguments: Operation.allCases)
+    func mockInterceptsAndNoSocketIsOpened(_ operation: Operation) async throws {
+        try await withTestServer { server in
+            let connectionsBefore = server.counters.connectionsOpened
+            let mock = Self.mockAPI()
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.testHandler = mock.handler
+            configuration.authorizer = BearerTokenAuthorizer(token: "mock-s3kr1t-token")
+            try await withService(configuration: configuration) { service in
+                try await Self.perform(operation, service: service, server: server, fileID: "f1", requestID: "mock-\(operation)",
+                                       mocked: true)
+                #expect(await service.stats.easyHandles == 0, "a transfer was made")
+            }
+            #expect(!mock.requests.isEmpty, "the mock saw nothing")
+            #expect(server.counters.requests == 0)
+            #expect(server.counters.connectionsOpened == connectionsBefore, "a connection reached the server")
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func theLimiterBoundHolds(_ operation: Operation) async throws {
+        let injector = FaultInjector("slow-100")
+        try await Self.withCell({ configuration, _ in
+            configuration.maxConcurrentQueries = 1
+            configuration.authorizer = injector
+        }) { server, service, fileID in
+            server.counters.resetMaxInFlight()
+            let before = server.counters.requests
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<3 {
+                    group.addTask {
+                        try await Self.perform(operation, service: service, server: server, fileID: fileID,
+                                               requestID: "limit-\(operation)-\(index)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.counters.requests - before >= 3)
+            #expect(server.counters.maxInFlight <= 1, "\(operation): \(server.counters.maxInFlight) requests at once")
+        }
+    }
+
+    /// The limiter check above is not vacuous: without the limiter the same runs overlap.
+    @Test func withoutTheLimiterRequestsOverlap() async throws {
+        let injector = FaultInjector("slow-300")
+        try await Self.withCell({ configuration, _ in configuration.authorizer = injector }) { server, service, fileID in
+            server.counters.resetMaxInFlight()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<3 {
+                    group.addTask {
+                        try await Self.perform(.execute, service: service, server: server, fileID: fileID, requestID: "free-\(index)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.counters.maxInFlight > 1)
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func fourOhOneRefreshesExactlyOnceThenSucceeds(_ operation: Operation) async throws {
+        let injector = FaultInjector("401x1")
+        try await Self.withCell({ configuration, _ in configuration.authorizer = injector }) { server, service, fileID in
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "auth-\(operation)")
+            #expect(injector.invalidations.load(ordering: .relaxed) == 1)
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func fiveOhThreeIsRetried(_ operation: Operation) async throws {
+        let injector = FaultInjector("503x2")
+        try await Self.withCell({ configuration, _ in configuration.authorizer = injector }) { server, service, fileID in
+            let events = service.events
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "busy-\(operation)")
+            await service.shutdown()
+            var retries = 0
+            for await event in events { if case .retrying = event { retries += 1 } }
+            #expect(retries == 2, "\(operation) retried \(retries) times")
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func fourTwentyNineWaitsForRetryAfter(_ operation: Operation) async throws {
+        let injector = FaultInjector("429x1")
+        let clock = VirtualClock()
+        try await Self.withCell({ configuration, _ in
+            configuration.authorizer = injector
+            configuration.clock = clock
+        }) { server, service, fileID in
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "quota-\(operation)")
+            #expect(clock.sleeps == [.seconds(1)], "\(operation) slept \(clock.sleeps)") // the server's Retry-After: 1
+        }
+    }
+
+    /// A reset after the request went out: a write is never sent twice unless idempotent; a
+    /// read (GET) is idempotent and is re-sent, 1 + 2 retries.
+    @Test(arguments: Operation.allCases)
+    func aWriteIsNotResentAfterAResetUnlessIdempotent(_ operation: Operation) async throws {
+        let injector = FaultInjector("reset-before-headers")
+        try await Self.withCell({ configuration, server in
+            configuration.authorizer = injector
+            configuration.rootURL = server.faultURL
+        }) { server, service, fileID in
+            let error = await #expect(throws: (any Error).self) {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "reset-\(operation)",
+                                       write: true, root: server.faultURL)
+            }
+            let reached = server.faults.requests(injector.header)
+            if operation.writeIsIdempotent {
+                #expect(reached == 3, "\(operation): idempotent, so re-sent: \(reached) requests")
+            } else {
+                #expect(reached == 1, "\(operation): a write reached the server \(reached) times")
+            }
+            #expect(error.map(FaultMatrixTests.isTyped) == true, "\(String(describing: error))")
+        }
+    }
+
+    /// The same reset with a precondition: the write cannot apply twice, so it is re-sent.
+    @Test(arguments: [Operation.mediaUpload, .multipartUpload])
+    func aWriteWithAPreconditionIsResentAfterAReset(_ operation: Operation) async throws {
+        let injector = FaultInjector("reset-before-headers")
+        try await Self.withCell({ configuration, server in
+            configuration.authorizer = injector
+            configuration.rootURL = server.faultURL
+        }) { server, service, fileID in
+            await #expect(throws: TransportError.self) {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "precondition")
+            }
+            #expect(server.faults.requests(injector.header) == 3)
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func theLogHoldsNoSecret(_ operation: Operation) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-conformance-log-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "ya29.s3kr1t-conformance-\(operation)"
+        SuiteLog.registerSecret(secret)
+        try await Self.withCell({ configuration, _ in
+            configuration.apiKey = "AIza-s3kr1t-conformance-key"
+            configuration.authorizer = BearerTokenAuthorizer(token: secret)
+            configuration.httpLog = HTTPLogOptions(directory: directory)
+        }) { server, service, fileID in
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "log-\(operation)")
+            await service.shutdown()
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".txt") }
+            #expect(!files.isEmpty, "nothing was logged")
+            var snipped = false
+            for file in files {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                #expect(!text.contains("s3kr1t"), "\(file) holds a secret:\n\(text)")
+                snipped = snipped || text.contains(Redaction.placeholder)
+            }
+            #expect(snipped, "no credential was snipped: the check saw none to hide")
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func eventsTellStartAndEnd(_ operation: Operation) async throws {
+        try await Self.withCell({ _, _ in }) { server, service, fileID in
+            let events = service.events
+            let id = "events-\(operation)"
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: id)
+            await service.shutdown()
+            var started = false
+            var finished = false
+            for await event in events where event.requestID == id {
+                switch event {
+                case .started: started = true
+                case .finished(_, _, let status, _, let error):
+                    #expect(error == nil)
+                    // A task-group batch sends no request of its own: its queries' events carry the statuses.
+                    #expect(status.map { (200..<300).contains($0) } ?? (operation == .taskGroupBatch), "status \(String(describing: status))")
+                    finished = true
+                default: break
+                }
+            }
+            #expect(started)
+            #expect(finished)
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func metricsAreRecorded(_ operation: Operation) async throws {
+        let metrics = TestMetrics()
+        let injector = FaultInjector("503x1")
+        try await Self.withCell({ configuration, _ in
+            configuration.metricsFactory = metrics
+            configuration.authorizer = injector
+        }) { server, service, fileID in
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "metrics-\(operation)")
+            let name = operation.metricsName
+            #expect(metrics.counterTotal(label: "courier_requests_total", dimensions: [("operation", name), ("status", "2xx")]) >= 1)
+            #expect(metrics.counterTotal(label: "courier_requests_total", dimensions: [("operation", name), ("status", "5xx")]) == 1)
+            #expect(metrics.counterTotal(label: "courier_retries_total", dimensions: [("operation", name), ("status", "5xx")]) == 1)
+            #expect(!metrics.timers(label: "courier_request_duration_seconds").isEmpty)
+            let operations = metrics.counters(label: "courier_operations_total").reduce(0) { $0 + $1.totalValue }
+            #expect(operations >= 1)
+        }
+    }
+
+    /// Runs the operation against a listener that stalls after the status line, stops it with
+    /// `stop` once the request has reached the server, and expects `CancellationError` soon.
+    static func expectStopped(_ operation: Operation, stop: @escaping @Sendable (ServiceActor, Task<Void, any Error>, String) async -> Void)
+        async throws
+    {
+        let injector = FaultInjector("stall-headers")
+        try await withCell({ configuration, server in
+            configuration.authorizer = injector
+            configuration.rootURL = server.faultURL
+            configuration.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(120))
+        }) { server, service, fileID in
+            let id = "stop-\(operation)-\(UUID())"
+            let started = ContinuousClock.now
+            let task = Task {
+                try await perform(operation, service: service, server: server, fileID: fileID, requestID: id, root: server.faultURL)
+            }
+            #expect(await eventually { server.faults.requests(injector.header) > 0 }, "the request never arrived")
+            await stop(service, task, id)
+            let result = await task.result
+            #expect(throws: CancellationError.self) { try result.get() }
+            #expect(ContinuousClock.now - started < .seconds(60))
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func cancelByRequestIDEndsIt(_ operation: Operation) async throws {
+        try await Self.expectStopped(operation) { service, _, id in await service.cancel(requestID: id) }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func taskCancellationEndsIt(_ operation: Operation) async throws {
+        try await Self.expectStopped(operation) { _, task, _ in task.cancel() }
+    }
+
+    // MARK: A mock of the test APIs
+
+    /// Answers every request the matrix's operations make, without a socket.
+    static func mockAPI() -> MockTransport {
+        let mock = MockTransport()
+        let note: JSONValue = ["id": "note-0001", "title": "mocked"]
+        mock.on(.get, path: "/notes/v1/notes/note-0001") { _ in try .json(note) }
+        mock.on(.get, path: "/notes/v1/notes/note-0002") { _ in try .json(["id": "note-0002"]) }
+        mock.on(.get, path: "/notes/v1/notes") { _ in try .json(["items": [note]]) }
+        mock.on(.post, path: "/notes/v1/notes") { _ in try .json(note) }
+        mock.on(.get, path: "/download/files/v1/files/f1") { request in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: fileBytes, url: request.url)
+        }
+        mock.on(.post, path: "/upload/files/v1/files") { request in
+            if request.url.query?.contains("uploadType=resumable") == true {
+                return HTTPResponse(status: 200, headers: ["Location": "http://mock.invalid/session?upload_id=s3kr1t-mock"],
+                                    url: request.url)
+            }
+            return try .json(["id": "f1"])
+        }
+        mock.on(.put, path: "/session") { request in
+            // 308 until the chunk that ends the file, as a resumable session answers.
+            let range = request.headers["Content-Range"] ?? ""
+            let numbers = range.dropFirst("bytes ".count).split(whereSeparator: { $0 == "-" || $0 == "/" }).compactMap { Int($0) }
+            if numbers.count == 3, numbers[1] + 1 < numbers[2] {
+                return HTTPResponse(status: 308, headers: ["Range": "bytes=0-\(numbers[1])"], url: request.url)
+            }
+            return try .json(["id": "f1"])
+        }
+        mock.on(.post, path: "/batch/notes/v1") { request in try batchAnswer(to: request) }
+        return mock
+    }
+
+    /// A `multipart/mixed` batch response answering each part of `request` with a note.
+    static func batchAnswer(to request: HTTPRequest) throws -> HTTPResponse {
+        guard case .data(let body) = request.body.storage else { throw QueryError(.invalidQuery, message: "no batch body") }
+        let boundary = try MultipartParser.boundary(fromContentType: request.headers["Content-Type"] ?? "")
+        let parts = try MultipartParser.parse(body, boundary: boundary).parts
+        var text = ""
+        for part in parts {
+            let id = part.header("Content-ID") ?? ""
+            let answer = #"{"id":"note-0001"}"#
+            text += "--reply\r\nContent-Type: application/http\r\nContent-ID: <response-\(id.dropFirst().dropLast())>\r\n\r\n"
+            text += "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(answer.utf8.count)\r\n\r\n\(answer)\r\n"
+        }
+        text += "--reply--\r\n"
+        return HTTPResponse(status: 200, headers: ["Content-Type": "multipart/mixed; boundary=reply"], body: Data(text.utf8),
+                            url: request.url)
+    }
+}
