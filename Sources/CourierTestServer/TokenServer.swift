@@ -35,6 +35,7 @@ public final class TokenServer: Sendable {
         var tokens: [String: Date] = [:]
         var issued = 0
         var refreshGrants = 0
+        var requests = 0
         var jwtGrants = 0
         var failures: [Failure] = []
         var rotateRefreshTokens = false
@@ -60,6 +61,8 @@ public final class TokenServer: Sendable {
 
     /// Successful refresh_token grants.
     public var refreshCount: Int { state.withLock { $0.refreshGrants } }
+    /// Token requests received, failed ones included.
+    public var requestCount: Int { state.withLock { $0.requests } }
     /// Successful jwt-bearer grants.
     public var jwtCount: Int { state.withLock { $0.jwtGrants } }
     /// The scope of the last successful grant.
@@ -101,7 +104,10 @@ public final class TokenServer: Sendable {
         var request = request
         let body = try await request.collectBody(upTo: 64 << 10)
         let form = Self.parseForm(String(decoding: body.readableBytesView, as: UTF8.self))
-        let failure = state.withLock { $0.failures.isEmpty ? nil : $0.failures.removeFirst() }
+        let failure = state.withLock { state -> Failure? in
+            state.requests += 1
+            return state.failures.isEmpty ? nil : state.failures.removeFirst()
+        }
         switch failure {
         case .serverError?:
             return NotesAPI.json(["error": "internal_failure", "error_description": "The token service failed"],

@@ -148,23 +148,46 @@ enum AuthFixtures {
             #expect(error?.oauthError == "invalid_grant")
             #expect(error?.isTransient == false)
 
+            // Token requests go through a service and keep its retry rules: without retries a
+            // 500 is a typed, transient error; with them (the default) it is waited out.
             let good = try AuthFixtures.refreshAuthorizer(server)
-            server.tokens.failNext(.serverError)
-            let serverError = await #expect(throws: AuthError.self) { try await good.currentToken() }
-            #expect(serverError == .tokenEndpoint)
-            #expect(serverError?.status == 500)
-            #expect(serverError?.isTransient == true)
-            #expect(try await good.currentToken().value.hasPrefix("ya29.")) // the next attempt works
+            var once = ServiceActor.Configuration.suite()
+            once.retry = .disabled
+            try await withService(configuration: once) { service async throws in
+                server.tokens.failNext(.serverError)
+                let serverError = await #expect(throws: AuthError.self) { try await good.currentToken(through: service) }
+                #expect(serverError == .tokenEndpoint)
+                #expect(serverError?.status == 500)
+                #expect(serverError?.isTransient == true)
+                let value1 = try await good.currentToken(through: service).value
+                #expect(value1.hasPrefix("ya29.")) // the next attempt works
+            }
+            var retrying = ServiceActor.Configuration.suite()
+            retrying.retry = RetryPolicy(maxRetries: 2, initialDelay: 0.01...0.02)
+            try await withService(configuration: retrying) { service async throws in
+                let fresh = try AuthFixtures.refreshAuthorizer(server)
+                server.tokens.failNext(.serverError)
+                let grantsBefore = server.tokens.requestCount
+                let value2 = try await fresh.currentToken(through: service).value
+                #expect(value2.hasPrefix("ya29."))
+                #expect(server.tokens.requestCount == grantsBefore + 2) // the 500, then the retry
 
-            let wrongSecret = try OAuth2RefreshTokenAuthorizer(clientID: AuthFixtures.clientID, clientSecret: "nope",
-                                                               refreshToken: AuthFixtures.refreshToken, tokenURL: server.url("/token"))
-            await #expect(throws: AuthError.invalidClient) { try await wrongSecret.currentToken() }
+                // invalid_grant is final: asked once, not retried.
+                let revokedAgain = try AuthFixtures.refreshAuthorizer(server, refreshToken: "REVOKED-TOKEN")
+                let before = server.tokens.requestCount
+                await #expect(throws: AuthError.invalidGrant) { try await revokedAgain.currentToken(through: service) }
+                #expect(server.tokens.requestCount == before + 1)
 
-            let unreachable = try OAuth2RefreshTokenAuthorizer(clientID: "c", clientSecret: nil, refreshToken: "r",
-                                                               tokenURL: URL(string: "http://127.0.0.1:\(unusedPort())/token")!)
-            let network = await #expect(throws: AuthError.self) { try await unreachable.currentToken() }
-            #expect(network == .transport)
-            #expect(network?.isTransient == true)
+                let wrongSecret = try OAuth2RefreshTokenAuthorizer(clientID: AuthFixtures.clientID, clientSecret: "nope",
+                                                                   refreshToken: AuthFixtures.refreshToken, tokenURL: server.url("/token"))
+                await #expect(throws: AuthError.invalidClient) { try await wrongSecret.currentToken(through: service) }
+
+                let unreachable = try OAuth2RefreshTokenAuthorizer(clientID: "c", clientSecret: nil, refreshToken: "r",
+                                                                   tokenURL: URL(string: "http://127.0.0.1:\(unusedPort())/token")!)
+                let network = await #expect(throws: AuthError.self) { try await unreachable.currentToken(through: service) }
+                #expect(network == .transport)
+                #expect(network?.isTransient == true)
+            }
         }
     }
 

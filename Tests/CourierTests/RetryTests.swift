@@ -226,6 +226,7 @@ import Testing
             let mock = MockTransport()
             mock.on(path: "/notes/v1/notes", sequence: [try .googleError(status: 503, message: "busy"), try .json(["id": "x"])])
             var query = Notes.insert(Note())
+            query.execution.idempotency = .always // an insert is a POST: re-sent only when declared safe
             query.execution.testHandler = { request in
                 var request = request
                 request.body = .stream(chunks) // as an upload stream would be
@@ -234,6 +235,11 @@ import Testing
             // The handler sees a replayable body (the query's JSON), so this retries:
             _ = try await service.execute(query)
             #expect(mock.requests.count == 2)
+            // Undeclared, the POST that was answered 503 is not sent again: the server had it.
+            mock.on(path: "/notes/v1/notes", sequence: [try .googleError(status: 503, message: "busy"), try .json(["id": "x"])])
+            query.execution.idempotency = .automatic
+            await #expect(throws: APIError.self) { try await service.execute(query) }
+            #expect(mock.requests.count == 3)
             _ = clock
             _ = server
         }
