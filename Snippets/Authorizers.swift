@@ -30,7 +30,7 @@ let refresh = try OAuth2RefreshTokenAuthorizer(
     store: FileTokenStore(path: tokenFile.path))
 let token = try await refresh.currentToken()
 try await call(with: BearerTokenAuthorizer(token: token.value), "bearer token")
-try await call(with: CombinedAuthorizer(APIKeyAuthorizer(key: "demo-api-key"), BearerTokenAuthorizer(token: token.value)),
+try await call(with: CombinedAuthorizer(APIKeyAuthorizer(key: "demo-api-key-s3kr1t"), BearerTokenAuthorizer(token: token.value)),
                "API key + bearer")
 
 // 2. A refresh token: cached, refreshed before expiry, single-flight, persisted (0600).

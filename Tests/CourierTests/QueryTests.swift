@@ -136,7 +136,7 @@ import Testing
     @Test func standardParametersAndHeaders() async throws {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.apiKey = "KEY-123"
+            configuration.apiKey = "KEY-s3kr1t-123"
             configuration.applicationName = "NotesApp/2.1"
             try await withService(configuration: configuration) { service in
                 var query = Query<GenericObject>(api: TestAPIs.notes, name: "echo", path: "/echo")
@@ -152,7 +152,7 @@ import Testing
                 #expect(queryString.contains("since=1970-01-02T00%3A00%3A00.000Z"))
                 #expect(queryString.contains("fields=items%28id%2Ctitle%29%2CnextPageToken"))
                 #expect(queryString.contains("prettyPrint=false"))
-                #expect(queryString.contains("key=KEY-123"))
+                #expect(queryString.contains("key=KEY-s3kr1t-123"))
                 let headers = try #require(echo.json["headers"]?.arrayValue).compactMap { $0.arrayValue?.compactMap(\.stringValue) }
                 func header(_ name: String) -> String? { headers.first { $0[0].lowercased() == name }?[1] }
                 #expect(header("accept") == "application/json")

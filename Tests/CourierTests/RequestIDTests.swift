@@ -162,7 +162,7 @@ import Testing
         var configuration = ServiceActor.Configuration.suite()
         configuration.testHandler = mock.handler
         configuration.clock = clock
-        configuration.apiKey = "k"
+        configuration.apiKey = "k-s3kr1t"
         try await withService(configuration: configuration) { service in
             var query = Notes.list(maxResults: 2)
             query.execution.paging = .fetchAll
@@ -170,7 +170,7 @@ import Testing
             #expect(list.items.compactMap(\.id) == ["1", "2", "3"])
             #expect(mock.requests.count == 2)
             let first = try #require(mock.requests.first)
-            #expect(first.url.absoluteString == "https://notes.example.com/notes/v1/notes?maxResults=2&prettyPrint=false&key=k")
+            #expect(first.url.absoluteString == "https://notes.example.com/notes/v1/notes?maxResults=2&prettyPrint=false&key=k-s3kr1t")
             #expect(first.headers["Accept"] == "application/json")
             #expect(await service.stats.completedTransfers == 0) // no network at all
         }

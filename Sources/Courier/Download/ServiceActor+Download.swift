@@ -80,13 +80,13 @@ extension ServiceActor {
         var accepting = context
         accepting.accepts = { (200..<300).contains($0) || $0 == 416 } // 416: the partial file was already whole
         let sidecar = PartialDownload.sidecar(for: file)
-        let firstOffset = LockedValue<Int64?>(nil)
+        let offsets = LockedValue<[Int64]>([]) // where each attempt asked to start
         let transmission = Transmission<DownloadAttempt>.file(file, options: options)
         let attempt = try await pipeline(accepting).run(transmission) {
             var request = base
             let partial = options.resume ? Self.readPartial(sidecar, file: file, url: base.url) : nil
             let offset = partial.map { _ in Self.fileSize(file) } ?? 0
-            firstOffset.withLock { $0 = $0 ?? offset }
+            offsets.withLock { $0.append(offset) }
             if offset > 0, let validator = partial?.etag ?? partial?.lastModified {
                 request.headers["Range"] = "bytes=\(offset)-"
                 request.headers["If-Range"] = validator
@@ -97,7 +97,10 @@ extension ServiceActor {
             try Self.verify(file: file, against: header)
         }
         try? FileManager.default.removeItem(at: sidecar)
-        return DownloadResult(file: file, bytes: Self.fileSize(file), resumedFrom: firstOffset.withLock { $0 } ?? attempt.startedAt,
+        // After failed attempts, where the first one began; else where the answer let it begin
+        // (0 when the object changed and came whole).
+        let asked = offsets.withLock { $0 }
+        return DownloadResult(file: file, bytes: Self.fileSize(file), resumedFrom: asked.count > 1 ? asked[0] : attempt.startedAt,
                               head: attempt.head)
     }
 

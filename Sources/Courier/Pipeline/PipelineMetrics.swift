@@ -64,7 +64,7 @@ final class PipelineMetrics: Sendable {
 
     func attempt(operation: RequestContext.Operation, request: HTTPRequest, head: HTTPResponseHead?, body: Data?,
                  error: (any Error)?, duration: Duration) {
-        guard let handles = handles(operation, Self.statusClass(head?.status, error: error)) else { return }
+        guard factory != nil, let handles = handles(operation, Self.statusClass(head?.status, error: error)) else { return }
         handles.requests.increment()
         handles.duration.recordNanoseconds(duration.nanoseconds)
         if let sent = request.body.knownLength, sent > 0 { handles.bytesUp.increment(by: Int64(sent)) }
@@ -73,10 +73,12 @@ final class PipelineMetrics: Sendable {
     }
 
     func retry(operation: RequestContext.Operation, status: Int?) {
+        guard factory != nil else { return }
         handles(operation, Self.statusClass(status, error: TransportError.connectionLost))?.retries.increment()
     }
 
     func operation(_ operation: RequestContext.Operation, status: Int?, error: (any Error)?, duration: Duration) {
+        guard factory != nil else { return }
         // A failed operation is classed by its error even when a status was seen on the way.
         let status = error == nil || error is APIError ? status : nil
         guard let handles = handles(operation, Self.statusClass(status, error: error)) else { return }

@@ -99,7 +99,7 @@ final class HTTPTrafficLog: Sendable {
         }
         let text = String(decoding: clipped, as: UTF8.self)
         if contentType?.contains("x-www-form-urlencoded") == true { return Self.redactForm(text) + suffix }
-        if contentType.map({ $0.hasPrefix("text/") || $0.contains("json") }) ?? false { return text + suffix }
+        if contentType.map({ $0.hasPrefix("text/") || $0.contains("json") }) ?? false { return Redaction.text(text) + suffix }
         return "<\(body.count) bytes of \(contentType ?? "binary data")>"
     }
 
@@ -113,6 +113,8 @@ final class HTTPTrafficLog: Sendable {
             return .object(redacted)
         case .array(let array):
             return .array(array.map(redact))
+        case .string(let text):
+            return .string(Redaction.text(text)) // an echoed header or URL
         default:
             return value
         }

@@ -59,28 +59,10 @@ extension ServiceActor {
         return context
     }
 
-    /// A raw operation: registered for ``cancel(requestID:)`` only when the caller named it, so
-    /// the plain path costs no child task.
+    /// A raw operation: registered for ``cancel(requestID:)`` only when the caller named it.
     private nonisolated func rawOperation<T: Sendable>(_ context: RequestContext, _ options: RequestOptions,
                                                        _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        if options.requestID != nil { return try await operation(context, body) }
-        eventHub.emit(.started(requestID: context.requestID, query: context.name))
-        let started = ContinuousClock.now
-        do {
-            let value = try await body()
-            finishRaw(context, since: started, error: nil)
-            return value
-        } catch {
-            finishRaw(context, since: started, error: error)
-            throw error
-        }
-    }
-
-    private nonisolated func finishRaw(_ context: RequestContext, since started: ContinuousClock.Instant, error: (any Error)?) {
-        let duration = ContinuousClock.now - started
-        eventHub.emit(.finished(requestID: context.requestID, query: context.name, status: context.observedStatus.status,
-                                duration: duration, error: error.map { "\($0)" }))
-        metrics.operation(context.operation, status: context.observedStatus.status, error: error, duration: duration)
+        try await operation(context, registered: options.requestID != nil, body)
     }
 
     // MARK: Transport: one attempt on the wire, for the pipeline's transmissions

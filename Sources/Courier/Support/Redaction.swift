@@ -59,4 +59,49 @@ public enum Redaction {
         }
         return placeholder
     }
+
+    /// `text` with credentials that stand inside free text replaced: `Bearer <token>` and
+    /// `<secret parameter>=<value>` (after `?`, `&`, a space or at the start). Logged bodies go
+    /// through it, so a server that echoes a request (its headers, its URL) leaks nothing.
+    public static func text(_ text: String) -> String {
+        guard text.contains("=") || text.contains("Bearer ") || text.contains("bearer ") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            // A bearer token runs to the next space or quote.
+            if let bearer = rest.range(of: "Bearer ", options: .caseInsensitive) {
+                result += redactParameters(rest[..<bearer.upperBound])
+                let token = rest[bearer.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" && $0 != "," }
+                result += token.isEmpty ? "" : placeholder
+                rest = rest[token.endIndex...]
+            } else {
+                result += redactParameters(rest)
+                break
+            }
+        }
+        return result
+    }
+
+    /// `name=value` pairs with a secret name, wherever they start a word or follow `?` or `&`.
+    private static func redactParameters(_ text: Substring) -> String {
+        guard text.contains("=") else { return String(text) }
+        var result = ""
+        var index = text.startIndex
+        var wordStart = true
+        while index < text.endIndex {
+            let character = text[index]
+            if wordStart, let equals = text[index...].firstIndex(where: { $0 == "=" || $0 == "&" || $0 == "?" || $0.isWhitespace }),
+               text[equals] == "=", secretParameters.contains(text[index..<equals].lowercased()) {
+                result += text[index...equals] + placeholder
+                index = text[text.index(after: equals)...].firstIndex { $0 == "&" || $0 == "#" || $0.isWhitespace || $0 == "\"" }
+                    ?? text.endIndex
+                wordStart = false
+                continue
+            }
+            result.append(character)
+            wordStart = character == "?" || character == "&" || character.isWhitespace
+            index = text.index(after: index)
+        }
+        return result
+    }
 }

@@ -217,3 +217,19 @@ import Testing
         #expect(!Redaction.headerValue(name: "x-goog-upload-url", value: "/u?upload_id=s3kr1t").contains("s3kr1t"))
     }
 }
+
+/// Free text in logged bodies: a server that echoes the request must not put its credentials in the log.
+@Suite struct TextRedactionTests {
+    @Test(arguments: [
+        ("Bearer ya29.s3kr1t-x", "Bearer _snip_"),
+        ("authorization: bearer abc-s3kr1t, next", "authorization: bearer _snip_, next"),
+        ("key=API-KEY-s3kr1t&alt=json", "key=_snip_&alt=json"),
+        ("/path?a=1&upload_id=s3kr1t#frag", "/path?a=1&upload_id=_snip_#frag"),
+        ("monkey=banana&token=s3kr1t", "monkey=banana&token=_snip_"),
+        ("no secrets = here", "no secrets = here"),
+        ("plain", "plain"),
+    ])
+    func secretsInTextAreSnipped(input: String, expected: String) {
+        #expect(Redaction.text(input) == expected)
+    }
+}
