@@ -247,42 +247,42 @@ import Testing
         }
     }
 
-    /// A reset after the request went out: a write is never sent twice unless idempotent; a
-    /// read (GET) is idempotent and is re-sent, 1 + 2 retries.
-    @Test(arguments: Operation.allCases)
-    func aWriteIsNotResentAfterAResetUnlessIdempotent(_ operation: Operation) async throws {
+    /// Runs `operation` against a listener that resets every request once it has arrived;
+    /// returns the error and how many requests reached the server.
+    static func afterResets(_ operation: Operation, write: Bool) async throws -> (error: (any Error)?, reached: Int) {
         let injector = FaultInjector("reset-before-headers")
-        try await Self.withCell({ configuration, server in
+        return try await withCell({ configuration, server in
             configuration.authorizer = injector
             configuration.rootURL = server.faultURL
         }) { server, service, fileID in
             let error = await #expect(throws: (any Error).self) {
-                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "reset-\(operation)",
-                                       write: true, root: server.faultURL)
+                try await perform(operation, service: service, server: server, fileID: fileID, requestID: "reset-\(operation)",
+                                  write: write, root: server.faultURL)
             }
-            let reached = server.faults.requests(injector.header)
-            if operation.writeIsIdempotent {
-                #expect(reached == 3, "\(operation): idempotent, so re-sent: \(reached) requests")
-            } else {
-                #expect(reached == 1, "\(operation): a write reached the server \(reached) times")
-            }
-            #expect(error.map(FaultMatrixTests.isTyped) == true, "\(String(describing: error))")
+            return (error, server.faults.requests(injector.header))
         }
     }
 
-    /// The same reset with a precondition: the write cannot apply twice, so it is re-sent.
+    /// A reset after the request went out: a write is never sent twice unless idempotent; a
+    /// read (GET) is idempotent and is re-sent, 1 + 2 retries.
+    @Test(arguments: Operation.allCases)
+    func aWriteIsNotResentAfterAResetUnlessIdempotent(_ operation: Operation) async throws {
+        let (error, reached) = try await Self.afterResets(operation, write: true)
+        if operation.writeIsIdempotent {
+            #expect(reached == 3, "\(operation): idempotent, so re-sent: \(reached) requests")
+        } else {
+            #expect(reached == 1, "\(operation): a write reached the server \(reached) times")
+        }
+        #expect(error.map(FaultMatrixTests.isTyped) == true, "\(String(describing: error))")
+    }
+
+    /// The same reset with a precondition (`ifGenerationMatch=0`): the write cannot apply twice,
+    /// so it is re-sent.
     @Test(arguments: [Operation.mediaUpload, .multipartUpload])
     func aWriteWithAPreconditionIsResentAfterAReset(_ operation: Operation) async throws {
-        let injector = FaultInjector("reset-before-headers")
-        try await Self.withCell({ configuration, server in
-            configuration.authorizer = injector
-            configuration.rootURL = server.faultURL
-        }) { server, service, fileID in
-            await #expect(throws: TransportError.self) {
-                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "precondition")
-            }
-            #expect(server.faults.requests(injector.header) == 3)
-        }
+        let (error, reached) = try await Self.afterResets(operation, write: false)
+        #expect(reached == 3)
+        #expect(error is TransportError)
     }
 
     @Test(arguments: Operation.allCases)
