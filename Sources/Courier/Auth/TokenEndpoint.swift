@@ -77,6 +77,6 @@ struct TokenEndpoint: Sendable {
     private static func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
         var context = service.rawContext(RequestOptions(name: "oauth2.token"), operation: .token, retry: service.configuration.retry)
         context.limited = false // the request waiting for this token may hold the last slot
-        return try await service.pipeline(context).run(.buffered) { request }
+        return try await service.pipeline(context).run(BufferedTransmission()) { request }
     }
 }

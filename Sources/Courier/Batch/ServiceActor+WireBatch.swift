@@ -109,7 +109,7 @@ extension ServiceActor {
             let request = Self.batchRequest(for: pending, url: url)
             let response: HTTPResponse
             do {
-                response = try await pipeline.run(.buffered) { request }
+                response = try await pipeline.run(BufferedTransmission()) { request }
             } catch is CancellationError {
                 throw CancellationError()
             } catch {

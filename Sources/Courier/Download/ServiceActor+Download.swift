@@ -81,7 +81,7 @@ extension ServiceActor {
         accepting.accepts = { (200..<300).contains($0) || $0 == 416 } // 416: the partial file was already whole
         let sidecar = PartialDownload.sidecar(for: file)
         let offsets = LockedValue<[Int64]>([]) // where each attempt asked to start
-        let transmission = Transmission<DownloadAttempt>.file(file, options: options)
+        let transmission = DownloadTransmission(file: file, options: options)
         let attempt = try await pipeline(accepting).run(transmission) {
             var request = base
             let partial = options.resume ? Self.readPartial(sidecar, file: file, url: base.url) : nil
@@ -142,21 +142,27 @@ struct DownloadAttempt: Sendable {
     var errorBody: Data?
 }
 
-extension Transmission where Output == DownloadAttempt {
-    /// A streamed response written into `file`: appended after a matching 206, from the start
-    /// after a 200. A failure mid-body is thrown from the attempt, so the pipeline's retry
-    /// resumes from what reached the disk.
-    static func file(_ file: URL, options: DownloadOptions) -> Self {
-        let write: @Sendable (HTTPRequest, HTTPStreamingResponse) async throws -> DownloadAttempt = { request, response in
-            try await ServiceActor.write(response, of: request, to: file, options: options)
-        }
-        return Transmission(
-            send: { service, request in try await write(request, service.transmitStreaming(request)) },
-            mock: { request, response in
-                try await write(request, HTTPStreamingResponse(head: response.head, body: HTTPResponseBody(buffered: response.body)))
-            },
-            head: { $0.head }, body: { $0.errorBody },
-            settle: { attempt in (HTTPResponse(head: attempt.head, body: attempt.errorBody ?? Data()), attempt) })
+/// A streamed response written into `file`: appended after a matching 206, from the start after
+/// a 200. A failure mid-body is thrown from the attempt, so the pipeline's retry resumes from
+/// what reached the disk.
+struct DownloadTransmission: Transmission {
+    let file: URL
+    let options: DownloadOptions
+
+    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> DownloadAttempt {
+        try await ServiceActor.write(service.transmitStreaming(request), of: request, to: file, options: options)
+    }
+
+    nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> DownloadAttempt {
+        try await ServiceActor.write(HTTPStreamingResponse(head: answer.head, body: HTTPResponseBody(buffered: answer.body)),
+                                     of: request, to: file, options: options)
+    }
+
+    func head(of output: DownloadAttempt) -> HTTPResponseHead { output.head }
+    func body(of output: DownloadAttempt) -> Data? { output.errorBody }
+
+    nonisolated(nonsending) func settle(_ output: DownloadAttempt) async throws -> (HTTPResponse, DownloadAttempt) {
+        (HTTPResponse(head: output.head, body: output.errorBody ?? Data()), output)
     }
 }
 

@@ -37,6 +37,8 @@ final class PipelineMetrics: Sendable {
         }
     }
 
+    var isEnabled: Bool { factory != nil }
+
     init(factory: (any MetricsFactory)?) {
         let chosen = factory ?? MetricsSystem.factory
         self.factory = chosen is NOOPMetricsHandler ? nil : chosen

@@ -9,7 +9,16 @@ struct RequestContext: Sendable {
         case execute, send, stream, download, batch, upload, token
     }
 
-    var requestID: String
+    /// The operation's ID: the caller's, or a number spelled `courier-N` only when something
+    /// reads it (an event subscriber, a log), so an unnamed raw request formats no string.
+    var requestID: String {
+        switch identity {
+        case .named(let id): id
+        case .numbered(let number): RequestID.format(number)
+        }
+    }
+    private let identity: Identity
+    private enum Identity: Sendable { case named(String), numbered(UInt64) }
     /// The query's method name (`notes.get`), or the operation's for raw requests.
     var name: String
     var operation: Operation
@@ -27,6 +36,16 @@ struct RequestContext: Sendable {
     var throwsRefusedStatus = true
     /// Where the pipeline leaves the last status it saw.
     let observedStatus = StatusCell()
+
+    init(requestID: String?, name: String, operation: Operation, retry: RetryPolicy, testHandler: TestHandler?,
+         authorize: Bool) {
+        identity = requestID.map(Identity.named) ?? .numbered(RequestID.nextNumber())
+        self.name = name
+        self.operation = operation
+        self.retry = retry
+        self.testHandler = testHandler
+        self.authorize = authorize
+    }
 }
 
 /// Per-call options of the raw request operations (``ServiceActor/send(_:options:)``, `stream`,

@@ -22,33 +22,42 @@ struct RequestPipeline: Sendable {
 
     /// Runs `prepare`'s request through `transmission` until an accepted answer, a final failure,
     /// or cancellation.
-    func run<Output: Sendable>(_ transmission: Transmission<Output>,
-                               prepare: () throws -> HTTPRequest) async throws -> Output {
-        var retry = RetryStateMachine(policy: context.retry, queryName: context.name)
+    nonisolated(nonsending) func run<T: Transmission>(_ transmission: T,
+                                                      prepare: () throws -> HTTPRequest) async throws -> T.Output {
+        // Made at the first failure: the plain path copies no policy.
+        var retry: RetryStateMachine?
         var refreshedCredentials = false
-        let started = ContinuousClock.now
+        var started: UInt64? // the first attempt's start, for the deadline
         while true {
             try Task.checkCancellation()
             try service.checkAccepting()
             let unsigned = try prepare()
             let request = try await authorized(unsigned)
-            let attemptStarted = ContinuousClock.now
-            let output: Output
+            let attemptStarted = MonotonicClock.nanoseconds()
+            if started == nil { started = attemptStarted }
+            let output: T.Output
             do {
-                output = try await service.limited(context.limited) { try await attempt(request, transmission) }
+                // The limiter's closure is taken only when there is a limiter: a closure call is a hop.
+                if context.limited, let limiter = service.limiter {
+                    output = try await limiter.withSlot { try await attempt(request, transmission) }
+                } else {
+                    output = try await attempt(request, transmission)
+                }
             } catch let error as TransportError {
                 record(request, head: nil, body: nil, error: error, since: attemptStarted)
-                let decision = retry.decide(.transportFailure(error), idempotent: request.isIdempotent,
-                                            replayable: request.body.isReplayable, elapsed: ContinuousClock.now - started)
+                var machine = retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
+                let decision = machine.decide(.transportFailure(error), idempotent: request.isIdempotent,
+                                              replayable: request.body.isReplayable, elapsed: Self.elapsed(since: started ?? attemptStarted))
+                retry = machine
                 guard case .retry(let delay) = decision else { throw error }
-                try await wait(delay, attempt: retry.retries, reason: "\(error)", status: nil)
+                try await wait(delay, attempt: machine.retries, reason: "\(error)", status: nil)
                 continue
             } catch {
                 record(request, head: nil, body: nil, error: error, since: attemptStarted)
                 throw error
             }
-            let head = transmission.head(output)
-            record(request, head: head, body: transmission.body(output), error: nil, since: attemptStarted)
+            let head = transmission.head(of: output)
+            record(request, head: head, body: transmission.body(of: output), error: nil, since: attemptStarted)
             if context.accepts(head.status) { return output }
             if head.status == 401, context.authorize, let authorizer = configuration.authorizer, !refreshedCredentials {
                 refreshedCredentials = true
@@ -62,18 +71,20 @@ struct RequestPipeline: Sendable {
             let outcome = RetryStateMachine.Outcome.response(
                 status: head.status, retryAfter: RetryAfter.parse(head.headers["Retry-After"]),
                 reasons: GoogleErrorReasons.of(status: head.status, body: response.body))
-            let decision = retry.decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable,
-                                        elapsed: ContinuousClock.now - started)
+            var machine = retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
+            let decision = machine.decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable,
+                                          elapsed: Self.elapsed(since: started ?? attemptStarted))
+            retry = machine
             guard case .retry(let delay) = decision else {
                 if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
                 return settled
             }
-            try await wait(delay, attempt: retry.retries, reason: "HTTP \(head.status)", status: head.status)
+            try await wait(delay, attempt: machine.retries, reason: "HTTP \(head.status)", status: head.status)
         }
     }
 
     /// `request` with the authorizer's credentials, when this operation is authorized.
-    func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
+    nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
         guard context.authorize, let authorizer = configuration.authorizer else { return request }
         var signed = request
         try await authorizer.authorize(&signed, through: service)
@@ -81,12 +92,14 @@ struct RequestPipeline: Sendable {
     }
 
     /// One attempt: the test handler, or the network.
-    private func attempt<Output>(_ request: HTTPRequest, _ transmission: Transmission<Output>) async throws -> Output {
+    private nonisolated(nonsending) func attempt<T: Transmission>(_ request: HTTPRequest, _ transmission: T) async throws
+        -> T.Output
+    {
         if let testHandler = context.testHandler {
             try request.validate()
-            return try await transmission.mock(request, testHandler(request))
+            return try await transmission.mock(request, answer: testHandler(request))
         }
-        return try await transmission.send(service, request)
+        return try await transmission.send(request, through: service)
     }
 
     /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
@@ -102,12 +115,17 @@ struct RequestPipeline: Sendable {
     }
 
     private func record(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
-                        since start: ContinuousClock.Instant) {
-        let duration = ContinuousClock.now - start
+                        since start: UInt64) {
         context.observedStatus.store(head?.status ?? 0)
+        guard service.trafficLog != nil || service.metrics.isEnabled else { return }
+        let duration = Self.elapsed(since: start)
         service.trafficLog?.record(name: context.name, requestID: context.requestID, request: request, head: head,
                                    body: body, error: error, duration: duration)
         service.metrics.attempt(operation: context.operation, request: request, head: head, body: body, error: error,
                                 duration: duration)
+    }
+
+    static func elapsed(since start: UInt64) -> Duration {
+        .nanoseconds(Int64(MonotonicClock.nanoseconds() &- start))
     }
 }

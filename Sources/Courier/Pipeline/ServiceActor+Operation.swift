@@ -4,26 +4,32 @@ extension ServiceActor {
     /// Runs one operation (a query with all its pages, a download, an upload with all its
     /// requests, a batch) under its request ID: ``cancel(requestID:)`` reaches it wherever it
     /// is — queued for the limiter, waiting for a token, sending, or waiting to retry — and the
-    /// event stream tells its start and end. An operation nobody can name (a raw request sent
-    /// without ``RequestOptions/requestID``) is not `registered`, so it costs no child task.
-    nonisolated func operation<T: Sendable>(_ context: RequestContext, registered: Bool = true,
+    /// event stream tells its start and end.
+    nonisolated func operation<T: Sendable>(_ context: RequestContext,
                                             _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        eventHub.emit(.started(requestID: context.requestID, query: context.name))
-        let started = ContinuousClock.now
+        let started = operationStarted(context)
         do {
-            let value = registered ? try await requests.run(context.requestID, body) : try await body()
-            finish(context, since: started, error: nil)
+            let value = try await requests.run(context.requestID, body)
+            operationFinished(context, since: started, error: nil)
             return value
         } catch {
-            finish(context, since: started, error: error)
+            operationFinished(context, since: started, error: error)
             throw error
         }
     }
 
-    private nonisolated func finish(_ context: RequestContext, since started: ContinuousClock.Instant, error: (any Error)?) {
+    /// When the operation started; 0 when nobody would read its duration (no event subscriber,
+    /// no metrics), which saves the clock reads on the plain path.
+    nonisolated func operationStarted(_ context: RequestContext) -> UInt64 {
+        eventHub.emit(.started(requestID: context.requestID, query: context.name))
+        return eventHub.hasSubscribers || metrics.isEnabled ? MonotonicClock.nanoseconds() : 0
+    }
+
+    nonisolated func operationFinished(_ context: RequestContext, since started: UInt64, error: (any Error)?) {
+        guard started != 0 || eventHub.hasSubscribers else { return }
         var status = context.observedStatus.status
         if let apiError = error as? APIError { status = apiError.status }
-        let duration = ContinuousClock.now - started
+        let duration = started == 0 ? .zero : RequestPipeline.elapsed(since: started)
         eventHub.emit(.finished(requestID: context.requestID, query: context.name, status: status, duration: duration,
                                 error: error.map { "\($0)" }))
         metrics.operation(context.operation, status: status, error: error, duration: duration)

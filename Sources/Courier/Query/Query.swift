@@ -85,7 +85,15 @@ enum RequestID {
     private static let counter = Atomic<UInt64>(0)
 
     static func next() -> String {
-        "courier-\(counter.add(1, ordering: .relaxed).newValue)"
+        format(nextNumber())
+    }
+
+    static func nextNumber() -> UInt64 {
+        counter.add(1, ordering: .relaxed).newValue
+    }
+
+    static func format(_ number: UInt64) -> String {
+        "courier-\(number)"
     }
 }
 

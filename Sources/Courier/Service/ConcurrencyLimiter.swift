@@ -75,7 +75,7 @@ final class ConcurrencyLimiter: Sendable {
     }
 
     /// Runs `body` holding a slot.
-    func withSlot<T>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func withSlot<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         try await acquire()
         defer { release() }
         return try await body()

@@ -25,7 +25,9 @@ extension ServiceActor {
 
     /// Runs one attempt holding a slot of the service-wide limiter, if there is one and
     /// `limited`; a request waiting to retry holds no slot.
-    nonisolated func limited<T>(_ limited: Bool = true, _ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func limited<T>(_ limited: Bool = true, _ body: nonisolated(nonsending) () async throws -> T)
+        async throws -> T
+    {
         guard limited, let limiter else { return try await body() }
         return try await limiter.withSlot(body)
     }
@@ -110,6 +112,6 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
     func perform(_ request: HTTPRequest, configure: (inout RequestContext) -> Void = { _ in }) async throws -> HTTPResponse {
         var context = context
         configure(&context)
-        return try await service.pipeline(context).run(.buffered) { request }
+        return try await service.pipeline(context).run(BufferedTransmission()) { request }
     }
 }

@@ -12,11 +12,10 @@ extension ServiceActor {
     /// ``TransportError/bodyTooLarge`` and memory never grows past the limit. Cancelling the
     /// calling task removes the transfer from the multi handle on the loop's next turn and throws
     /// `CancellationError`; a task cancelled before the transfer starts never opens a connection.
-    public nonisolated func send(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPResponse {
-        let context = rawContext(options, operation: .send, retry: .disabled)
-        return try await rawOperation(context, options) { [self] in
-            try await pipeline(context).run(.buffered) { request }
-        }
+    public nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
+        -> HTTPResponse
+    {
+        try await raw(request, BufferedTransmission(), rawContext(options, operation: .send, retry: .disabled), options)
     }
 
     /// Sends `request` and writes a 2xx body straight to `file`, never holding it in memory.
@@ -25,12 +24,10 @@ extension ServiceActor {
     /// status leaves the file untouched and returns its (bounded) body in the response. With
     /// `append`, bytes are added to an existing file, as a `Range` resume needs. Retries follow
     /// the service's policy unless `options` say otherwise (a retry starts the file anew).
-    public nonisolated func download(_ request: HTTPRequest, to file: URL, append: Bool = false,
+    public nonisolated(nonsending) func download(_ request: HTTPRequest, to file: URL, append: Bool = false,
                                      options: RequestOptions = RequestOptions()) async throws -> HTTPResponse {
-        let context = rawContext(options, operation: .download, retry: configuration.retry)
-        return try await rawOperation(context, options) { [self] in
-            try await pipeline(context).run(.file(file, append: append)) { request }
-        }
+        try await raw(request, FileTransmission(file: file, append: append),
+                      rawContext(options, operation: .download, retry: configuration.retry), options)
     }
 
     /// Sends `request` and returns as soon as the response head arrives; the body follows as an
@@ -39,19 +36,16 @@ extension ServiceActor {
     /// Receiving pauses (`curl_easy_pause`) while more than 1 MiB waits unread, so a slow
     /// consumer holds the server back instead of filling memory. Dropping the body before its
     /// end cancels the transfer. The pipeline applies up to the response head.
-    public nonisolated func stream(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
+    public nonisolated(nonsending) func stream(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
         -> HTTPStreamingResponse
     {
-        let context = rawContext(options, operation: .stream, retry: .disabled)
-        return try await rawOperation(context, options) { [self] in
-            try await pipeline(context).run(.streamed) { request }
-        }
+        try await raw(request, StreamedTransmission(), rawContext(options, operation: .stream, retry: .disabled), options)
     }
 
     /// The context of a raw request: accepts every status, retries only when asked.
     nonisolated func rawContext(_ options: RequestOptions, operation: RequestContext.Operation,
                                 retry: RetryPolicy) -> RequestContext {
-        var context = RequestContext(requestID: options.requestID ?? RequestID.next(), name: options.name ?? operation.rawValue,
+        var context = RequestContext(requestID: options.requestID, name: options.name ?? operation.rawValue,
                                      operation: operation, retry: options.retry ?? retry,
                                      testHandler: configuration.testHandler, authorize: options.authorize)
         context.accepts = { (200..<300).contains($0) }
@@ -59,10 +53,25 @@ extension ServiceActor {
         return context
     }
 
-    /// A raw operation: registered for ``cancel(requestID:)`` only when the caller named it.
-    private nonisolated func rawOperation<T: Sendable>(_ context: RequestContext, _ options: RequestOptions,
-                                                       _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await operation(context, registered: options.requestID != nil, body)
+    /// A raw request as an operation: registered for ``cancel(requestID:)`` only when the caller
+    /// named it. An unnamed one costs no child task and no closure: each async closure call is an
+    /// executor hop, a measurable share of a small request (Docs/Pipeline.md).
+    private nonisolated(nonsending) func raw<T: Transmission>(_ request: HTTPRequest, _ transmission: T,
+                                                              _ context: RequestContext, _ options: RequestOptions)
+        async throws -> T.Output
+    {
+        if options.requestID != nil {
+            return try await operation(context) { [self] in try await pipeline(context).run(transmission) { request } }
+        }
+        let started = operationStarted(context)
+        do {
+            let output = try await pipeline(context).run(transmission) { request }
+            operationFinished(context, since: started, error: nil)
+            return output
+        } catch {
+            operationFinished(context, since: started, error: error)
+            throw error
+        }
     }
 
     // MARK: Transport: one attempt on the wire, for the pipeline's transmissions

@@ -20,22 +20,34 @@ public enum ServiceEvent: Sendable {
     }
 }
 
-/// Broadcasts events to every subscriber; costs a lock and an emptiness check when nobody listens.
+/// Broadcasts events to every subscriber; costs one atomic load when nobody listens.
 final class EventHub: Sendable {
     private let subscribers = LockedValue<[UInt64: AsyncStream<ServiceEvent>.Continuation]>([:])
     private let nextID = Atomic<UInt64>(0)
+    /// Subscribers right now, readable without the lock. An event emitted while a subscription
+    /// is being made may miss it, as it could miss the lock too.
+    private let count = Atomic<Int>(0)
 
     func subscribe() -> AsyncStream<ServiceEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ServiceEvent.self, bufferingPolicy: .bufferingNewest(1024))
         let id = nextID.add(1, ordering: .relaxed).newValue
-        subscribers.withLock { $0[id] = continuation }
+        subscribers.withLock { subscribers in
+            subscribers[id] = continuation
+            count.store(subscribers.count, ordering: .relaxed)
+        }
         continuation.onTermination = { [weak self] _ in
-            self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+            self?.subscribers.withLock { subscribers in
+                subscribers.removeValue(forKey: id)
+                self?.count.store(subscribers.count, ordering: .relaxed)
+            }
         }
         return stream
     }
 
+    var hasSubscribers: Bool { count.load(ordering: .relaxed) > 0 }
+
     func emit(_ event: @autoclosure () -> ServiceEvent) {
+        guard count.load(ordering: .relaxed) > 0 else { return }
         let targets = subscribers.withLock { $0.isEmpty ? [] : Array($0.values) }
         guard !targets.isEmpty else { return }
         let event = event()
@@ -44,7 +56,10 @@ final class EventHub: Sendable {
 
     func finishAll() {
         let targets = subscribers.withLock { subscribers -> [AsyncStream<ServiceEvent>.Continuation] in
-            defer { subscribers.removeAll() }
+            defer {
+                subscribers.removeAll()
+                count.store(0, ordering: .relaxed)
+            }
             return Array(subscribers.values)
         }
         for target in targets { target.finish() }
