@@ -18,83 +18,126 @@ struct RequestPipeline: Sendable {
     let service: ServiceActor
     let context: RequestContext
 
-    private var configuration: ServiceActor.Configuration { service.configuration }
 
     /// Runs `prepare`'s request through `transmission` until an accepted answer, a final failure,
     /// or cancellation.
+    ///
+    /// The failure paths are functions of their own, never inlined: an async function's frame
+    /// holds every local of everything inlined into it, and this frame lives as long as the
+    /// request is in flight. Inlined, the retry and logging paths made it 12 KB per request.
     nonisolated(nonsending) func run<T: Transmission>(_ transmission: T,
                                                       prepare: () throws -> HTTPRequest) async throws -> T.Output {
-        // Made at the first failure: the plain path copies no policy.
-        var retry: RetryStateMachine?
-        var refreshedCredentials = false
-        var started: UInt64? // the first attempt's start, for the deadline
+        var state = AttemptState()
         while true {
             try Task.checkCancellation()
             try service.checkAccepting()
-            let unsigned = try prepare()
-            let request = try await authorized(unsigned)
+            let request = try await authorized(try prepare())
             let attemptStarted = MonotonicClock.nanoseconds()
-            if started == nil { started = attemptStarted }
+            if state.started == 0 { state.started = attemptStarted }
             let output: T.Output
             do {
-                // The limiter's closure is taken only when there is a limiter: a closure call is a hop.
-                if context.limited, let limiter = service.limiter {
-                    output = try await limiter.withSlot { try await attempt(request, transmission) }
-                } else {
-                    output = try await attempt(request, transmission)
-                }
-            } catch let error as TransportError {
-                record(request, head: nil, body: nil, error: error, since: attemptStarted)
-                var machine = retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
-                let decision = machine.decide(.transportFailure(error), idempotent: request.isIdempotent,
-                                              replayable: request.body.isReplayable, elapsed: Self.elapsed(since: started ?? attemptStarted))
-                retry = machine
-                guard case .retry(let delay) = decision else { throw error }
-                try await wait(delay, attempt: machine.retries, reason: "\(error)", status: nil)
-                continue
+                output = try await attempt(request, transmission)
             } catch {
                 record(request, head: nil, body: nil, error: error, since: attemptStarted)
-                throw error
+                try await retryOrThrow(error, request: request, state: &state)
+                continue
             }
             let head = transmission.head(of: output)
             record(request, head: head, body: transmission.body(of: output), error: nil, since: attemptStarted)
             if context.accepts(head.status) { return output }
-            if head.status == 401, context.authorize, let authorizer = configuration.authorizer, !refreshedCredentials {
-                refreshedCredentials = true
-                configuration.logger.debug("credentials refused; refreshing them once", metadata: [
-                    "query": "\(context.name)", "request-id": "\(context.requestID)",
-                ])
-                await authorizer.invalidate(request)
-                continue
+            if let final = try await refused(output, head: head, request: request, transmission: transmission, state: &state) {
+                return final
             }
-            let (response, settled) = try await transmission.settle(output)
-            let outcome = RetryStateMachine.Outcome.response(
-                status: head.status, retryAfter: RetryAfter.parse(head.headers["Retry-After"]),
-                reasons: GoogleErrorReasons.of(status: head.status, body: response.body))
-            var machine = retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
-            let decision = machine.decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable,
-                                          elapsed: Self.elapsed(since: started ?? attemptStarted))
-            retry = machine
-            guard case .retry(let delay) = decision else {
-                if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
-                return settled
-            }
-            try await wait(delay, attempt: machine.retries, reason: "HTTP \(head.status)", status: head.status)
         }
+    }
+
+    /// What one request's attempts have used up so far.
+    struct AttemptState {
+        /// Made at the first failure: the plain path copies no policy.
+        var retry: RetryStateMachine?
+        var refreshedCredentials = false
+        /// When the first attempt began, for the deadline.
+        var started: UInt64 = 0
+    }
+
+    /// A failure below HTTP: waits to retry, or throws it.
+    @inline(never)
+    private nonisolated(nonsending) func retryOrThrow(_ error: any Error, request: HTTPRequest, state: inout AttemptState)
+        async throws
+    {
+        guard let error = error as? TransportError else { throw error }
+        var machine = state.retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
+        let decision = machine.decide(.transportFailure(error), idempotent: request.isIdempotent,
+                                      replayable: request.body.isReplayable, elapsed: Self.elapsed(since: state.started))
+        state.retry = machine
+        guard case .retry(let delay) = decision else { throw error }
+        try await wait(delay, attempt: machine.retries, reason: "\(error)", status: nil)
+    }
+
+    /// A status the caller does not take: refreshes credentials once after a 401, or waits to
+    /// retry (nil: go again), or gives up with ``APIError`` or, for raw requests, the answer.
+    @inline(never)
+    private nonisolated(nonsending) func refused<T: Transmission>(_ output: T.Output, head: HTTPResponseHead, request: HTTPRequest,
+                                                                 transmission: T, state: inout AttemptState)
+        async throws -> T.Output?
+    {
+        let configuration = service.configuration
+        if head.status == 401, context.authorize, let authorizer = configuration.authorizer, !state.refreshedCredentials {
+            state.refreshedCredentials = true
+            configuration.logger.debug("credentials refused; refreshing them once", metadata: [
+                "query": "\(context.name)", "request-id": "\(context.requestID)",
+            ])
+            await authorizer.invalidate(request)
+            return nil
+        }
+        let (response, settled) = try await transmission.settle(output)
+        let outcome = RetryStateMachine.Outcome.response(
+            status: head.status, retryAfter: RetryAfter.parse(head.headers["Retry-After"]),
+            reasons: GoogleErrorReasons.of(status: head.status, body: response.body))
+        var machine = state.retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
+        let decision = machine.decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable,
+                                      elapsed: Self.elapsed(since: state.started))
+        state.retry = machine
+        guard case .retry(let delay) = decision else {
+            if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
+            return settled
+        }
+        try await wait(delay, attempt: machine.retries, reason: "HTTP \(head.status)", status: head.status)
+        return nil
     }
 
     /// `request` with the authorizer's credentials, when this operation is authorized.
     nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
-        guard context.authorize, let authorizer = configuration.authorizer else { return request }
+        guard context.authorize, let authorizer = service.configuration.authorizer else { return request }
         var signed = request
         try await authorizer.authorize(&signed, through: service)
         return signed
     }
 
-    /// One attempt: the test handler, or the network.
+    /// One attempt: the test handler, or the network, holding a limiter slot if there is a limiter.
+    @inline(never)
     private nonisolated(nonsending) func attempt<T: Transmission>(_ request: HTTPRequest, _ transmission: T) async throws
         -> T.Output
     {
+        if context.testHandler != nil || (context.limited && service.limiter != nil) {
+            return try await guardedAttempt(request, transmission)
+        }
+        return try await transmission.send(request, through: service)
+    }
+
+    /// The attempt with a limiter slot or a test handler: out of line, so the plain attempt's frame stays small.
+    @inline(never)
+    private nonisolated(nonsending) func guardedAttempt<T: Transmission>(_ request: HTTPRequest, _ transmission: T)
+        async throws -> T.Output
+    {
+        // The limiter's closure is taken only when there is a limiter: a closure call is a hop.
+        if context.limited, let limiter = service.limiter {
+            return try await limiter.withSlot { try await answer(request, transmission) }
+        }
+        return try await answer(request, transmission)
+    }
+
+    private nonisolated(nonsending) func answer<T: Transmission>(_ request: HTTPRequest, _ transmission: T) async throws -> T.Output {
         if let testHandler = context.testHandler {
             try request.validate()
             return try await transmission.mock(request, answer: testHandler(request))
@@ -103,21 +146,29 @@ struct RequestPipeline: Sendable {
     }
 
     /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
+    @inline(never)
     func wait(_ delay: Duration, attempt: Int, reason: String, status: Int?) async throws {
-        configuration.logger.debug("retrying", metadata: [
+        service.configuration.logger.debug("retrying", metadata: [
             "query": "\(context.name)", "request-id": "\(context.requestID)", "attempt": "\(attempt)",
             "delay": "\(delay)", "reason": "\(reason)",
         ])
         service.eventHub.emit(.retrying(requestID: context.requestID, query: context.name, attempt: attempt, delay: delay,
                                         reason: reason))
         service.metrics.retry(operation: context.operation, status: status)
-        try await configuration.clock.sleep(for: delay)
+        try await service.configuration.clock.sleep(for: delay)
     }
 
+    @inline(__always)
     private func record(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
                         since start: UInt64) {
         context.observedStatus.store(head?.status ?? 0)
         guard service.trafficLog != nil || service.metrics.isEnabled else { return }
+        recordObserved(request, head: head, body: body, error: error, since: start)
+    }
+
+    @inline(never)
+    private func recordObserved(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
+                                since start: UInt64) {
         let duration = Self.elapsed(since: start)
         service.trafficLog?.record(name: context.name, requestID: context.requestID, request: request, head: head,
                                    body: body, error: error, duration: duration)

@@ -60,9 +60,7 @@ extension ServiceActor {
                                                               _ context: RequestContext, _ options: RequestOptions)
         async throws -> T.Output
     {
-        if options.requestID != nil {
-            return try await operation(context) { [self] in try await pipeline(context).run(transmission) { request } }
-        }
+        if options.requestID != nil { return try await registered(request, transmission, context) }
         let started = operationStarted(context)
         do {
             let output = try await pipeline(context).run(transmission) { request }
@@ -72,6 +70,12 @@ extension ServiceActor {
             operationFinished(context, since: started, error: error)
             throw error
         }
+    }
+
+    @inline(never)
+    private nonisolated(nonsending) func registered<T: Transmission>(_ request: HTTPRequest, _ transmission: T,
+                                                                     _ context: RequestContext) async throws -> T.Output {
+        try await operation(context) { [self] in try await pipeline(context).run(transmission) { request } }
     }
 
     // MARK: Transport: one attempt on the wire, for the pipeline's transmissions
