@@ -39,7 +39,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Checks everything that can be checked before a byte is sent: the method is a token, the
-    /// URL is absolute http(s), and no header carries CR, LF or NUL. ``ServiceActor/send(_:)``
+    /// URL is absolute http(s), and no header carries CR, LF or NUL. ``ServiceActor/send(_:options:)``
     /// calls it; call it yourself to reject bad input early (a load test's scenario file).
     public func validate() throws(TransportError) {
         guard method.isValidToken else {

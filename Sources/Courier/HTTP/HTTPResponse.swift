@@ -24,7 +24,7 @@ public struct HTTPResponseHead: Sendable, Hashable {
     public var isSuccess: Bool { (200..<300).contains(status) }
 }
 
-/// A response with its body buffered in memory, as ``ServiceActor/send(_:)`` returns it.
+/// A response with its body buffered in memory, as ``ServiceActor/send(_:options:)`` returns it.
 public struct HTTPResponse: Sendable {
     public var head: HTTPResponseHead
     public var body: Data

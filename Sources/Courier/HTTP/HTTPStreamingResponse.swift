@@ -1,6 +1,6 @@
 import Foundation
 
-/// A response whose body is still arriving, as ``ServiceActor/stream(_:)`` returns it.
+/// A response whose body is still arriving, as ``ServiceActor/stream(_:options:)`` returns it.
 public struct HTTPStreamingResponse: Sendable {
     public let head: HTTPResponseHead
     /// The body, chunk by chunk. Iterate it once.

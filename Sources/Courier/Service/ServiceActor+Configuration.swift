@@ -15,7 +15,7 @@ extension ServiceActor {
         public var maxRedirects = 10
         /// Ask for gzip/deflate/brotli/zstd and decode them transparently.
         public var automaticDecompression = true
-        /// The largest body ``ServiceActor/send(_:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.
+        /// The largest body ``ServiceActor/send(_:options:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.
         public var maxResponseBodySize = 64 << 20
         /// Sent when a request has no User-Agent of its own.
         public var userAgent = CourierVersion.userAgent
