@@ -83,7 +83,7 @@ extension ServiceActor {
     private struct PendingPart {
         let item: BatchItem
         let request: HTTPRequest
-        var retry: RetryStateMachine
+        var retry: RequestPipeline.AttemptState
     }
 
     /// The parts of `items` in batch requests through the pipeline, until each has a final
@@ -93,17 +93,17 @@ extension ServiceActor {
     {
         var results: [String: Result<any Sendable, any Error>] = [:]
         var pending: [PendingPart] = []
+        let started = MonotonicClock.nanoseconds() // each part's deadline counts from the batch's start
         for item in items {
             do {
                 pending.append(PendingPart(item: item, request: try item.makeRequest(configuration),
-                                           retry: RetryStateMachine(policy: item.retry ?? configuration.retry, queryName: item.name)))
+                                           retry: RequestPipeline.AttemptState(policy: item.retry, started: started)))
             } catch {
                 results[item.requestID] = .failure(error)
             }
         }
         guard let url = items.first.map({ endpoint(for: $0.api) }) else { return results }
         let pipeline = pipeline(context)
-        let started = ContinuousClock.now
         var refreshedParts = false
         while !pending.isEmpty {
             let request = Self.batchRequest(for: pending, url: url)
@@ -130,8 +130,7 @@ extension ServiceActor {
                     let outcome = RetryStateMachine.Outcome.response(
                         status: error.status, retryAfter: RetryAfter.parse(error.headers["Retry-After"]),
                         reasons: error.items.compactMap(\.reason))
-                    if case .retry(let delay) = part.retry.decide(outcome, idempotent: part.request.isIdempotent,
-                                                                  elapsed: ContinuousClock.now - started) {
+                    if let delay = pipeline.decide(outcome, idempotent: part.request.isIdempotent, state: &part.retry) {
                         wait = max(wait, delay)
                         again.append(part)
                         continue

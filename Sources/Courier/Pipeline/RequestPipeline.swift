@@ -51,13 +51,37 @@ struct RequestPipeline: Sendable {
         }
     }
 
-    /// What one request's attempts have used up so far.
-    struct AttemptState {
+    /// What one request's attempts have used up so far; also the budget of a protocol that
+    /// recovers above single requests (a resumable upload's session, a wire batch's part).
+    struct AttemptState: Sendable {
+        /// Overrides the operation's policy (a wire batch's part keeps its own query's).
+        var policy: RetryPolicy?
         /// Made at the first failure: the plain path copies no policy.
         var retry: RetryStateMachine?
         var refreshedCredentials = false
         /// When the first attempt began, for the deadline.
         var started: UInt64 = 0
+
+        /// - Parameter started: When the deadline starts counting; 0: at the first decision.
+        init(policy: RetryPolicy? = nil, started: UInt64 = 0) {
+            self.policy = policy
+            self.started = started
+        }
+
+        /// Retries decided so far.
+        var retries: Int { retry?.retries ?? 0 }
+    }
+
+    /// The one retry decision: how long to wait before going again, or nil to give up.
+    func decide(_ outcome: RetryStateMachine.Outcome, idempotent: Bool, replayable: Bool = true,
+                state: inout AttemptState) -> Duration? {
+        if state.started == 0 { state.started = MonotonicClock.nanoseconds() }
+        var machine = state.retry ?? RetryStateMachine(policy: state.policy ?? context.retry, queryName: context.name)
+        let decision = machine.decide(outcome, idempotent: idempotent, replayable: replayable,
+                                      elapsed: Self.elapsed(since: state.started))
+        state.retry = machine
+        guard case .retry(let delay) = decision else { return nil }
+        return delay
     }
 
     /// A failure below HTTP: waits to retry, or throws it.
@@ -65,13 +89,11 @@ struct RequestPipeline: Sendable {
     private nonisolated(nonsending) func retryOrThrow(_ error: any Error, request: HTTPRequest, state: inout AttemptState)
         async throws
     {
-        guard let error = error as? TransportError else { throw error }
-        var machine = state.retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
-        let decision = machine.decide(.transportFailure(error), idempotent: request.isIdempotent,
-                                      replayable: request.body.isReplayable, elapsed: Self.elapsed(since: state.started))
-        state.retry = machine
-        guard case .retry(let delay) = decision else { throw error }
-        try await wait(delay, attempt: machine.retries, reason: "\(error)", status: nil)
+        guard let error = error as? TransportError,
+              let delay = decide(.transportFailure(error), idempotent: request.isIdempotent,
+                                 replayable: request.body.isReplayable, state: &state)
+        else { throw error }
+        try await wait(delay, attempt: state.retries, reason: "\(error)", status: nil)
     }
 
     /// A status the caller does not take: refreshes credentials once after a 401, or waits to
@@ -94,15 +116,12 @@ struct RequestPipeline: Sendable {
         let outcome = RetryStateMachine.Outcome.response(
             status: head.status, retryAfter: RetryAfter.parse(head.headers["Retry-After"]),
             reasons: GoogleErrorReasons.of(status: head.status, body: response.body))
-        var machine = state.retry ?? RetryStateMachine(policy: context.retry, queryName: context.name)
-        let decision = machine.decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable,
-                                      elapsed: Self.elapsed(since: state.started))
-        state.retry = machine
-        guard case .retry(let delay) = decision else {
+        guard let delay = decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable, state: &state)
+        else {
             if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
             return settled
         }
-        try await wait(delay, attempt: machine.retries, reason: "HTTP \(head.status)", status: head.status)
+        try await wait(delay, attempt: state.retries, reason: "HTTP \(head.status)", status: head.status)
         return nil
     }
 

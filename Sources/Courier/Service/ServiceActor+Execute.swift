@@ -22,15 +22,6 @@ extension ServiceActor {
         let execution = QueryExecution(service: self, query: query)
         return try await pipeline(execution.context).authorized(execution.prepare(query))
     }
-
-    /// Runs one attempt holding a slot of the service-wide limiter, if there is one and
-    /// `limited`; a request waiting to retry holds no slot.
-    nonisolated(nonsending) func limited<T>(_ limited: Bool = true, _ body: nonisolated(nonsending) () async throws -> T)
-        async throws -> T
-    {
-        guard limited, let limiter else { return try await body() }
-        return try await limiter.withSlot(body)
-    }
 }
 
 /// One execution of one query, from request building to the decoded response.

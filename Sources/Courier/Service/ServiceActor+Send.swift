@@ -48,8 +48,7 @@ extension ServiceActor {
         var context = RequestContext(requestID: options.requestID, name: options.name ?? operation.rawValue,
                                      operation: operation, retry: options.retry ?? retry,
                                      testHandler: configuration.testHandler, authorize: options.authorize)
-        context.accepts = { (200..<300).contains($0) }
-        context.throwsRefusedStatus = false
+        context.throwsRefusedStatus = false // a non-2xx answer is the caller's to judge
         return context
     }
 

@@ -10,7 +10,7 @@ struct ResumableUpload<Response: QueryResponse> {
     let total: Int64
     private let checksums: SourceChecksums?
     private var machine: UploadStateMachine
-    private var retry: RetryStateMachine
+    private var retry = RequestPipeline.AttemptState()
     private var finalResponse: HTTPResponse?
 
     private var service: ServiceActor { execution.service }
@@ -24,7 +24,6 @@ struct ResumableUpload<Response: QueryResponse> {
         checksums = parameters.verifyIntegrity ? SourceChecksums(source: parameters.source, total: total) : nil
         machine = UploadStateMachine(total: total, chunkSize: parameters.effectiveChunkSize,
                                      restartWhenSessionExpires: parameters.restartWhenSessionExpires)
-        retry = RetryStateMachine(policy: execution.context.retry, queryName: execution.query.name)
     }
 
     mutating func run(resuming session: UploadSession?) async throws -> Response {
@@ -143,7 +142,7 @@ struct ResumableUpload<Response: QueryResponse> {
             // Progress renews the retry budget. A 308 that acknowledges nothing new must not:
             // a server that answers status queries but never takes a chunk would loop forever.
             if machine.offset > acknowledgedBefore {
-                retry = RetryStateMachine(policy: execution.context.retry, queryName: query.name)
+                retry = RequestPipeline.AttemptState()
             }
             control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: total))
             saveSession()
@@ -173,7 +172,7 @@ struct ResumableUpload<Response: QueryResponse> {
                                 reasons: error.items.compactMap(\.reason))
         default: throw error
         }
-        guard case .retry(let delay) = retry.decide(outcome, idempotent: true) else { throw error }
+        guard let delay = service.pipeline(execution.context).decide(outcome, idempotent: true, state: &retry) else { throw error }
         pending = (delay, "\(error)", (error as? APIError)?.status)
         return machine.failed(sessionGone: sessionGone)
     }
