@@ -153,6 +153,10 @@ final class CurlMulti {
         }
         if let easy = transfer.easy {
             transfer.easy = nil
+            // libcurl (7.88) counts its silent re-sends per handle, gives up after five, and
+            // clears the count only in curl_easy_reset: a kept handle would fail the sixth
+            // request that ever met a kept-alive connection the server had closed.
+            if transfer.curlResent { easy.profile = nil }
             pool.recycle(easy)
         }
         if transfer.admitted {

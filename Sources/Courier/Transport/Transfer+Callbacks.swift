@@ -30,8 +30,7 @@ extension Transfer {
         return CURL_SEEKFUNC_OK
     }
 
-    /// Called when a connection is ready and the request is about to go out (installed for
-    /// non-idempotent requests only).
+    /// Called when a connection is ready and the request is about to go out.
     static let prerequestCallback: courier_prereq_cb = { userdata, _, _, _, _ in
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
         return transfer.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
@@ -41,13 +40,16 @@ extension Transfer {
     /// sends the request again on a fresh one ("Connection died, retrying a fresh connect"),
     /// although the server may have received and acted on it. A second request without a
     /// response in between is that re-send (a redirect follows a response); for a request that
-    /// is not idempotent it is aborted, and the caller gets a typed `connectionLost`.
+    /// is not idempotent it is aborted, and the caller gets a typed `connectionLost`; an
+    /// idempotent one goes out again, and its handle is reset afterwards (see `CurlMulti.release`).
     func requestWillBeSent() -> Bool {
         defer {
             requestsStarted += 1
             responseSinceRequest = false
         }
         guard requestsStarted > 0, !responseSinceRequest else { return true }
+        curlResent = true
+        if request.isIdempotent { return true }
         machine.abort(TransportError(.connectionLost, message: "the kept-alive connection closed before any response; "
                                          + "the request may have reached the server and is not idempotent, so it is not re-sent",
                                      url: request.url.absoluteString))

@@ -42,6 +42,7 @@ extension Transfer {
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
+        try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
         try configureHeaders(handle, userAgent: nil) // the kept user agent still stands
     }
 
@@ -60,10 +61,8 @@ extension Transfer {
         courier_easy_setopt_data_cb(handle.raw, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
         multi.configureSocketCallbacks(handle)
-        if !request.isIdempotent {
-            courier_easy_setopt_prereq_cb(handle.raw, Transfer.prerequestCallback)
-            try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
-        }
+        courier_easy_setopt_prereq_cb(handle.raw, Transfer.prerequestCallback)
+        try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
 
         try configureMethodAndBody(handle)
         try configureHeaders(handle, userAgent: hasUserAgentHeader ? nil : settings.userAgent)

@@ -42,11 +42,12 @@ final class Transfer {
     let startedAt = MonotonicClock.nanoseconds()
     /// When a byte last moved either way; the idle timeout counts from here.
     var lastActivity: UInt64 = 0
-    /// Requests curl began to send (the prerequest callback, installed for non-idempotent
-    /// requests only), and whether a response began since the last one: together they tell a
-    /// redirect from curl's silent re-send on a fresh connection (see `requestWillBeSent`).
+    /// Requests curl began to send (the prerequest callback), and whether a response began
+    /// since the last one: together they tell a redirect from curl's silent re-send on a fresh
+    /// connection (see `requestWillBeSent`), which sets `curlResent`.
     var requestsStarted = 0
     var responseSinceRequest = false
+    var curlResent = false
     /// Body bytes moved so far, and when progress was last reported.
     var progress = TransferProgress()
     var reportedProgressAt: Int64 = 0

@@ -40,6 +40,23 @@ import Testing
         }
     }
 
+    /// Every GET after the first meets a kept-alive connection the server closes on it, as
+    /// servers do with idle connections. libcurl counts its re-sends on the easy handle and gives
+    /// up after five without ever clearing the count, so a pooled handle kept between plain GETs
+    /// failed the sixth with `connectionLost` (curl 55/56). Courier resets a handle that re-sent.
+    @Test func closedKeptAliveConnectionsNeverReachTheCaller() async throws {
+        try await withServerAndService { server, service in
+            let fault = "keepalive-then-drop;run=\(UUID())"
+            let get = HTTPRequest(url: server.faultURL("/orders/1"), headers: ["X-Courier-Fault": fault])
+            for attempt in 0..<12 {
+                let status = try await service.send(get).status
+                #expect(status == 200, "GET \(attempt)")
+            }
+            #expect(server.faults.requests(fault) == 1 + 11 * 2) // each GET after the first: dropped once, then answered
+            await expectNoLeaks(service)
+        }
+    }
+
     /// A POST declared idempotent keeps curl's re-send too.
     @Test func aDeclaredIdempotentPOSTMayBeResent() async throws {
         try await withServerAndService { server, service in
@@ -232,4 +249,5 @@ import Testing
     func secretsInTextAreSnipped(input: String, expected: String) {
         #expect(Redaction.text(input) == expected)
     }
+
 }
