@@ -103,27 +103,9 @@ import Testing
     }
 
     /// This process's descriptors that belong to `server`'s test: client sockets connected to
-    /// its ports (matched through `/proc/net/tcp`) and files of the matrix's downloads. Tests run
-    /// in parallel, so a plain count of `/proc/self/fd` would include other tests' descriptors.
+    /// its ports, and files of the matrix's downloads.
     static func leftoverDescriptors(of server: TestServer) -> [String] {
-        let ports = Set([server.baseURL.port, server.faultURL.port].compactMap { $0 })
-        var clientInodes = Set<Substring>()
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 9, let port = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
-                      ports.contains(port) else { continue }
-                clientInodes.insert(fields[9])
-            }
-        }
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.compactMap { fd -> String? in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)") else { return nil }
-            if target.hasPrefix("socket:["), clientInodes.contains(target.dropFirst(8).dropLast()) { return "\(fd) → \(target)" }
-            if target.contains("courier-matrix-") { return "\(fd) → \(target)" }
-            return nil
-        }
+        openDescriptors(connectedTo: Set([server.baseURL.port, server.faultURL.port].compactMap { $0 }), fileMarker: "courier-matrix-")
     }
 
     /// Waits until nothing of `server`'s test is open (services close their sockets as they

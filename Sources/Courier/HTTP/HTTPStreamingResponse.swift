@@ -67,6 +67,7 @@ final class ResponseStreamHandle: Sendable {
         self.service = service
         self.transfer = transfer
         self.buffer = buffer
+        LiveObjects.created(.streamHandle)
     }
 
     func next() async throws -> Data? {
@@ -74,6 +75,7 @@ final class ResponseStreamHandle: Sendable {
     }
 
     deinit {
+        LiveObjects.destroyed(.streamHandle)
         let transfer = transfer
         service.loop.execute {
             transfer.value.cancel(with: TransportError(.cancelled, message: "response body dropped before its end"))

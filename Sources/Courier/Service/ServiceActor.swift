@@ -42,9 +42,11 @@ public actor ServiceActor {
         let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
                                   backend: configuration.loopBackend)
         loop = try CurlEventLoop(multi: multi)
+        LiveObjects.created(.service)
     }
 
     deinit {
+        LiveObjects.destroyed(.service)
         // Nobody called shutdown(): the loop still cleans curl up on its own thread.
         loop.stopFromOutside()
     }

@@ -57,7 +57,12 @@ public final class CurlEventLoop: @unchecked Sendable {
             multi.close()
             throw TransportError(.unknown, message: "cannot start the event loop thread: error \(result)")
         }
+        LiveObjects.created(.eventLoop)
     }
+
+    #if DEBUG
+    deinit { LiveObjects.destroyed(.eventLoop) }
+    #endif
 
     // MARK: Submitting work
 

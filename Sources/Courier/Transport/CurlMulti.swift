@@ -54,7 +54,12 @@ final class CurlMulti {
             curl_multi_cleanup(handle)
             throw error
         }
+        LiveObjects.created(.multi)
     }
+
+    #if DEBUG
+    deinit { LiveObjects.destroyed(.multi) }
+    #endif
 
     // MARK: Admission
 

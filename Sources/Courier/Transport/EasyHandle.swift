@@ -15,9 +15,11 @@ final class EasyHandle {
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
+        LiveObjects.created(.easyHandle)
     }
 
     deinit {
+        LiveObjects.destroyed(.easyHandle)
         curl_easy_cleanup(raw)
         errorBuffer.deallocate()
     }

@@ -43,6 +43,7 @@ final class FileOutput {
         if descriptor >= 0 {
             Glibc.close(descriptor)
             descriptor = -1
+            LiveObjects.destroyed(.openFile)
         }
     }
 
@@ -61,6 +62,7 @@ final class FileOutput {
         guard descriptor >= 0 else {
             return TransportError(.fileError, message: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
+        LiveObjects.created(.openFile)
         return nil
     }
 }

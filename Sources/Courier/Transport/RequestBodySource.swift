@@ -32,7 +32,12 @@ final class RequestBodySource {
     private init(storage: Storage, length: Int64?) {
         self.storage = storage
         self.length = length
+        LiveObjects.created(.requestBody)
     }
+
+    #if DEBUG
+    deinit { LiveObjects.destroyed(.requestBody) }
+    #endif
 
     /// Opens the body for sending; nil for an empty body.
     static func open(_ body: HTTPRequest.Body) throws(TransportError) -> RequestBodySource? {

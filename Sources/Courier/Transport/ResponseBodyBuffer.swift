@@ -11,6 +11,14 @@ final class ResponseBodyBuffer {
     private var waiting: UnsafeContinuation<Data?, any Error>?
     private var end: Result<Void, any Error>?
 
+    init() {
+        LiveObjects.created(.responseBuffer)
+    }
+
+    #if DEBUG
+    deinit { LiveObjects.destroyed(.responseBuffer) }
+    #endif
+
     func awaitHead(_ continuation: UnsafeContinuation<HTTPResponseHead, any Error>) {
         if case .failure(let error) = end {
             continuation.resume(throwing: error) // the transfer failed before anyone waited

@@ -61,7 +61,12 @@ final class Transfer {
         self.sink = sink
         self.timeouts = timeouts
         self.multi = multi
+        LiveObjects.created(.transfer)
     }
+
+    #if DEBUG
+    deinit { LiveObjects.destroyed(.transfer) }
+    #endif
 
     static func hostKey(for url: URL) -> String {
         let scheme = url.scheme ?? "http"
