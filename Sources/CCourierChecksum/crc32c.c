@@ -1,9 +1,13 @@
 #include "CCourierChecksum.h"
+#include <pthread.h>
 #include <string.h>
 
 static uint32_t table[8][256];
-static int table_ready;
-static int use_hardware = -1;
+static int use_hardware;
+/* Set up once for the process: tasks on many threads checksum at once, and a lazily checked
+   flag was a data race (ThreadSanitizer saw it; on a weakly ordered CPU a thread could read the
+   table before another's writes to it were visible). */
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 static void build_table(void) {
     for (uint32_t n = 0; n < 256; n++) {
@@ -18,11 +22,16 @@ static void build_table(void) {
             table[k][n] = crc;
         }
     }
-    table_ready = 1;
+}
+
+static void setup(void) {
+    build_table();
+#if defined(__x86_64__)
+    use_hardware = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+#endif
 }
 
 static uint32_t software(uint32_t crc, const unsigned char *p, size_t length) {
-    if (!table_ready) build_table();
     while (length >= 8) {
         uint64_t word;
         memcpy(&word, p, 8);
@@ -57,8 +66,8 @@ static uint32_t hardware(uint32_t crc, const unsigned char *p, size_t length) {
 uint32_t courier_crc32c_update(uint32_t crc, const void *data, size_t length) {
     const unsigned char *p = data;
     crc = ~crc;
+    pthread_once(&setup_once, setup);
 #if defined(__x86_64__)
-    if (use_hardware < 0) use_hardware = __builtin_cpu_supports("sse4.2") ? 1 : 0;
     if (use_hardware) return ~hardware(crc, p, length);
 #endif
     return ~software(crc, p, length);
