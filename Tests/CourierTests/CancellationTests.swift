@@ -23,7 +23,10 @@ import Testing
     @Test func cancelWhileQueuedForAdmission() async throws {
         try await withServerAndService(configure: { $0.limits.maxConcurrentTransfersPerHost = 1 }) { server, service in
             let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
-            #expect(await eventually { await service.stats.runningTransfers == 1 })
+            // At the server, not just admitted: on a slow machine it may not have been sent yet,
+            // and the request count below must be the blocker's alone.
+            #expect(await eventually { server.counters.inFlight == 1 })
+            #expect(await service.stats.runningTransfers == 1)
             let queued = Task { try await service.send(HTTPRequest(url: server.url("/echo"))) }
             #expect(await eventually { await service.stats.queuedTransfers == 1 })
             queued.cancel()
