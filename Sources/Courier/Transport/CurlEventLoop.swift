@@ -42,6 +42,8 @@ public final class CurlEventLoop: @unchecked Sendable {
 
     init(multi: CurlMulti) throws(TransportError) {
         self.multi = multi
+        // Counted once fully initialized: a throw after this point still runs deinit.
+        LiveObjects.created(.eventLoop)
         multi.loop = self
         inbox.withLock { $0.waker = multi.driver.waker }
         retiredQueue.setSpecific(key: Self.retiredKey, value: ObjectIdentifier(self))
@@ -57,7 +59,6 @@ public final class CurlEventLoop: @unchecked Sendable {
             multi.close()
             throw TransportError(.unknown, message: "cannot start the event loop thread: error \(result)")
         }
-        LiveObjects.created(.eventLoop)
     }
 
     #if DEBUG

@@ -54,7 +54,6 @@ final class CurlMulti {
             curl_multi_cleanup(handle)
             throw error
         }
-        LiveObjects.created(.multi)
     }
 
     #if DEBUG
