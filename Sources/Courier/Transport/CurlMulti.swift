@@ -40,6 +40,8 @@ final class CurlMulti {
         pool = EasyHandlePool(capacity: limits.maxConcurrentTransfers)
         admission = AdmissionQueue(perKeyLimit: limits.maxConcurrentTransfersPerHost,
                                    totalLimit: limits.maxConcurrentTransfers)
+        // Counted once fully initialized: a throw after this point still runs deinit.
+        LiveObjects.created(.multi)
         courier_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
         courier_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maxConnectionsTotal)
         // Keep enough idle connections cached to serve the per-host limit across a few hosts.
