@@ -25,6 +25,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // Tests only: child processes (peers, the test helper) without Foundation.Process, whose
+        // run() reads past a buffer on Linux and crashes about one suite run in five
+        // (swiftlang/swift-corelibs-foundation#5472).
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // libcurl, through a shim of typed, non-variadic wrappers (Swift cannot call C variadics).
@@ -126,7 +131,9 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI",
                            "CourierGenerator", "GoogleStorage", "GoogleTasks", "GoldenNotes", "CourierSync",
-                           .product(name: "MetricsTestKit", package: "swift-metrics")]
+                           .product(name: "MetricsTestKit", package: "swift-metrics"),
+                           .product(name: "Subprocess", package: "swift-subprocess"),
+                           .product(name: "SystemPackage", package: "swift-system")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -19,7 +19,7 @@ import Testing
         return query
     }
 
-    func withBucket<T>(_ body: (FakeGCS, ServiceActor) async throws -> T) async throws -> T {
+    func withBucket<T: Sendable>(_ body: (FakeGCS, ServiceActor) async throws -> T) async throws -> T {
         try await withFakeGCS { gcs in
             var configuration = ServiceActor.Configuration.suite()
             configuration.rootURL = gcs.baseURL

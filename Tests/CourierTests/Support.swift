@@ -3,6 +3,8 @@ import CourierSync
 import CourierTestServer
 import Foundation
 import Glibc
+import Subprocess
+import SystemPackage
 import Synchronization
 import Testing
 
@@ -151,44 +153,66 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
     }
 }
 
-/// Runs a child process to completion off the cooperative threads; returns its exit status and
-/// stdout. What it printed is kept in the suite's log (``SuiteLog``) unless `record` is false.
+/// Runs a child process to completion; returns its exit status (the signal's number if a
+/// signal ended it) and stdout. What it printed is kept in the suite's log (``SuiteLog``) unless
+/// `record` is false. After `timeout` seconds coreutils' `timeout` ends it (status 124).
+///
+/// swift-subprocess, not Foundation's `Process`: `Process.run()` reads past a buffer on Linux
+/// and crashed this suite about one run in five (swiftlang/swift-corelibs-foundation#5472).
 func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600, record: Bool = true,
                 environment: [String: String]? = nil) async throws -> (status: Int32, output: Data, error: String) {
-    try await onOwnThread {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let collected = LockedValue(Data())
-        let reader = Thread { collected.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        while !collected.withLock({ !$0.isEmpty }) && Date() < deadline && reader.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
-        let errorText = String(decoding: collected.withLock { $0 }, as: UTF8.self)
-        if record { SuiteLog.recordOutput(of: executable, stdout: data, stderr: errorText) }
-        return (process.terminationStatus, data, errorText)
+    var overrides: [Environment.Key: String?] = [:]
+    for (name, value) in environment ?? [:] { overrides[Environment.Key(stringLiteral: name)] = value }
+    let result = try await Subprocess.run(
+        .path("/usr/bin/timeout"), arguments: Arguments(["--kill-after=10", "\(Int(timeout.rounded(.up)))", executable.path] + arguments),
+        environment: .inherit.updating(overrides), output: .bytes(limit: 1 << 30), error: .string(limit: 64 << 20))
+    let data = Data(result.standardOutput)
+    let errorText = result.standardError
+    if record { SuiteLog.recordOutput(of: executable, stdout: data, stderr: errorText) }
+    return (result.terminationStatus.code, data, errorText)
+}
+
+/// Runs `body` while a child process (a peer server, the test helper) runs, then ends the
+/// process with SIGTERM (if it still runs) and waits for it. `body` gets the process's ID.
+@discardableResult
+func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [String],
+                         _ body: (_ pid: pid_t) async throws -> T) async throws -> (value: T, status: TerminationStatus) {
+    let result = try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments),
+                                          input: .none, output: .discarded, error: .discarded) { execution in
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body(execution.processIdentifier.value)) } catch { outcome = .failure(error) }
+        try? execution.send(signal: .terminate)
+        return outcome
+    }
+    return (try result.closureResult.get(), result.terminationStatus)
+}
+
+/// Whether the process `pid` still runs (or has ended and not yet been reaped).
+func isRunning(_ pid: pid_t) -> Bool {
+    kill(pid, 0) == 0
+}
+
+extension TerminationStatus {
+    /// The exit code, or the number of the signal that ended the process.
+    var code: Int32 {
+        switch self {
+        case .exited(let code): code
+        case .signaled(let signal): signal
+        }
     }
 }
 
-/// True once `port` on 127.0.0.1 accepts connections while `process` (a peer server) still runs.
-func waitForListener(port: Int, while process: Process) -> Bool {
+/// True once `port` on 127.0.0.1 accepts connections while the process `pid` (a peer server)
+/// still runs.
+func waitForListener(port: Int, while pid: pid_t) async -> Bool {
     for _ in 0..<200 {
-        guard process.isRunning else { return false }
+        guard isRunning(pid) else { return false }
         if withLoopbackSocket(port: port, connect) == 0 {
-            usleep(50_000) // a listener that is not the process's own also accepts; the process then exits on its failed bind
-            return process.isRunning
+            // A listener that is not the process's own also accepts; the process then exits on its failed bind.
+            try? await Task.sleep(for: .milliseconds(50))
+            return isRunning(pid)
         }
-        usleep(25_000)
+        try? await Task.sleep(for: .milliseconds(25))
     }
     return false
 }

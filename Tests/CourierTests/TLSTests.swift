@@ -80,7 +80,7 @@ struct NginxTLS: Sendable {
     }
 }
 
-func withNginxTLS<T>(_ body: (NginxTLS) async throws -> T) async throws -> T {
+func withNginxTLS<T: Sendable>(_ body: (NginxTLS) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tls-\(UUID())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     chmod(directory.path, 0o777) // nginx's worker may run as nobody
@@ -122,21 +122,13 @@ func withNginxTLS<T>(_ body: (NginxTLS) async throws -> T) async throws -> T {
         }
         """
     try Data(configuration.utf8).write(to: URL(fileURLWithPath: path("nginx.conf")))
-    let nginx = Process()
-    nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-    nginx.arguments = ["-p", directory.path, "-c", path("nginx.conf"), "-g", "daemon off;"]
-    nginx.standardOutput = FileHandle.nullDevice
-    nginx.standardError = FileHandle.nullDevice
-    try nginx.run()
-    defer {
-        nginx.terminate()
-        nginx.waitUntilExit()
-    }
-    guard try await onOwnThread({ waitForListener(port: port, while: nginx) }) else {
-        let log = (try? String(contentsOf: URL(fileURLWithPath: path("error.log")), encoding: .utf8)) ?? ""
-        throw NginxError.failed("nginx did not start: \(log)")
-    }
-    return try await body(NginxTLS(port: port, directory: directory))
+    return try await withChildProcess("/usr/sbin/nginx", ["-p", directory.path, "-c", path("nginx.conf"), "-g", "daemon off;"]) { pid in
+        guard await waitForListener(port: port, while: pid) else {
+            let log = (try? String(contentsOf: URL(fileURLWithPath: path("error.log")), encoding: .utf8)) ?? ""
+            throw NginxError.failed("nginx did not start: \(log)")
+        }
+        return try await body(NginxTLS(port: port, directory: directory))
+    }.value
 }
 
 enum NginxError: Error, CustomStringConvertible {

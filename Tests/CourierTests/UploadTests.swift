@@ -4,6 +4,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import Glibc
+import Subprocess
 import Synchronization
 import Testing
 
@@ -263,19 +264,14 @@ struct PatternFile: Sendable {
         // Each request waits 40 ms on the server, so the upload takes long enough to be killed midway.
         let server = try await TestServer.start(latency: .milliseconds(40))
         do {
-            let process = Process()
-            process.executableURL = Self.helper
-            process.arguments = ["upload", server.baseURL.absoluteString, file.url.path, "\(256 << 10)", sessionFile.path]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            // Wait until a few chunks are acknowledged and saved, then kill it without warning.
-            #expect(await eventually(within: 30) { ((try? UploadSession(contentsOf: sessionFile))?.offset ?? 0) >= 1 << 20 })
-            kill(process.processIdentifier, SIGKILL)
-            let reason = try await onOwnThread { () -> Process.TerminationReason in
-                process.waitUntilExit()
-                return process.terminationReason
+            let (_, status) = try await withChildProcess(Self.helper.path, [
+                "upload", server.baseURL.absoluteString, file.url.path, "\(256 << 10)", sessionFile.path,
+            ]) { pid in
+                // Wait until a few chunks are acknowledged and saved, then kill it without warning.
+                #expect(await eventually(within: 30) { ((try? UploadSession(contentsOf: sessionFile))?.offset ?? 0) >= 1 << 20 })
+                kill(pid, SIGKILL)
             }
-            #expect(reason == .uncaughtSignal)
+            #expect(status == .signaled(SIGKILL))
             let saved = try UploadSession(contentsOf: sessionFile)
             #expect(saved.offset > 0 && saved.offset < saved.totalBytes)
 

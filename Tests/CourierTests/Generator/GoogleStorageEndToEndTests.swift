@@ -6,7 +6,7 @@ import Testing
 
 /// The generated GoogleStorage client, and nothing else, against fake-gcs-server.
 @Suite struct GoogleStorageEndToEndTests {
-    func withStorage<T>(_ body: (ServiceActor) async throws -> T) async throws -> T {
+    func withStorage<T: Sendable>(_ body: (ServiceActor) async throws -> T) async throws -> T {
         try await withFakeGCS { gcs in
             var configuration = ServiceActor.Configuration.suite()
             configuration.rootURL = gcs.baseURL
