@@ -5,6 +5,8 @@
 #
 # Test credentials carry the mark `s3kr1t` (the test token server mints tokens with it);
 # secrets that cannot, such as generated private keys, are listed in <dir>/secrets/*.txt.
+# Signed JWTs (self-signed service-account tokens, assertions, ID tokens) are found by their
+# shape, three base64url segments of which the first two are JSON objects (`eyJ…`).
 #
 # So that a broken capture cannot pass as clean, the scan also requires evidence that the suite
 # really logged: at least MIN_LINES lines in all, HTTP log files, and credentials snipped to
@@ -37,6 +39,14 @@ if hits=$(grep -rn -i -F -f "$patterns" --exclude-dir=secrets "$dir"); then
     exit 1
 fi
 
+jwt='eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}'
+if hits=$(grep -rn -E "$jwt" --exclude-dir=secrets "$dir"); then
+    echo "secret-scan: FAILED: signed JWTs in what the suite logged:" >&2
+    echo "$hits" | cut -c1-400 | head -50 >&2
+    echo "($(echo "$hits" | wc -l) lines)" >&2
+    exit 1
+fi
+
 if [ "$min_lines" -gt 0 ]; then
     if [ "$lines" -lt "$min_lines" ] || [ "$http_files" -eq 0 ] || [ "$snipped" -eq 0 ]; then
         echo "secret-scan: FAILED: too little was logged to trust the scan" \
@@ -46,4 +56,4 @@ if [ "$min_lines" -gt 0 ]; then
 fi
 
 echo "secret-scan: clean: $lines lines in $files files ($http_files HTTP log files, $snipped with snipped credentials)," \
-     "searched for the mark and $(($(wc -l < "$patterns") - 1)) registered secrets"
+     "searched for the mark, signed JWTs and $(($(wc -l < "$patterns") - 1)) registered secrets"

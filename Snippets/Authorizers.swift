@@ -22,6 +22,10 @@ func call(with authorizer: any Authorizer, _ label: String) async throws {
 let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-token-\(UUID()).json")
 defer { try? FileManager.default.removeItem(at: tokenFile) }
 
+// The embedded server also fakes Google's metadata server, STS and IAM Credentials: this
+// environment makes Courier find them where it would find the real ones on Google Cloud.
+let cloud = ["GCE_METADATA_HOST": server.metadataHost, "HOME": FileManager.default.temporaryDirectory.path + "/courier-demo-home"]
+
 // 1. A fixed bearer token (here: one fetched for the demo), and an API key combined with it.
 server.tokens.registerClient(id: "demo-client", secret: "demo-secret", refreshToken: "demo-refresh-token")
 let refresh = try OAuth2RefreshTokenAuthorizer(
@@ -42,11 +46,39 @@ let account = try TestServiceAccount(email: "demo@project.iam.example.com", toke
 try server.tokens.registerServiceAccount(email: account.email, publicKeyPEM: account.publicKeyPEM)
 let keyFile = try account.writeKeyFile(to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-sa-\(UUID()).json"))
 try await call(with: try ServiceAccountAuthorizer(keyFile: keyFile, scopes: ["notes.read"]), "service account")
+//    With Google's token endpoint the JWT is signed as the token itself: no round trip at all.
+try await call(with: try ServiceAccountAuthorizer(keyFile: keyFile, scopes: ["notes.read"], selfSignedJWT: .always),
+               "service account, self-signed JWT")
 
 // 4. Application default credentials: GOOGLE_APPLICATION_CREDENTIALS, or gcloud's file.
 let adc = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"],
                                                        environment: ["GOOGLE_APPLICATION_CREDENTIALS": keyFile.path])
 try await call(with: adc, "application default credentials")
+
+// 5. On Compute Engine, GKE, Cloud Run or Cloud Functions: no file, the metadata server.
+let onCloud = try await ApplicationDefaultCredentials.find(scopes: ["notes.read"], environment: cloud)
+try await call(with: onCloud, "metadata server (found by ADC)")
+print("project:", try await ApplicationDefaultCredentials.projectID(environment: cloud) ?? "none")
+
+// 6. Impersonating a service account (IAM Credentials' generateAccessToken).
+try await call(with: try ImpersonatedAuthorizer(source: onCloud, targetPrincipal: "deployer@project.iam.example.com",
+                                                scopes: ["notes.read"], iamEndpoint: server.url("/iam")),
+               "impersonated service account")
+
+// 7. Workload identity federation: an external token from a file, exchanged at STS.
+let subjectFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-subject-\(UUID())")
+try Data(server.sts.issueSubjectToken().utf8).write(to: subjectFile)
+let federation = try ExternalAccountAuthorizer.Configuration(json: JSONSerialization.data(withJSONObject: [
+    "type": "external_account", "audience": server.sts.audience, "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+    "token_url": server.url("/sts/v1/token").absoluteString, "credential_source": ["file": subjectFile.path],
+]))
+try await call(with: try ExternalAccountAuthorizer(configuration: federation, scopes: ["notes.read"]), "workload identity federation")
+try? FileManager.default.removeItem(at: subjectFile)
+
+// 8. ID tokens, to call a Cloud Run service that requires authentication.
+let idTokens = try ApplicationDefaultCredentials.idTokenAuthorizer(audience: "https://hello-abc123-uc.a.run.app", environment: cloud)
+let idToken = try await idTokens.currentToken()
+print("ID token expires", idToken.expiresAt.map { "\($0)" } ?? "never")
 
 try? FileManager.default.removeItem(at: keyFile)
 await server.stop()

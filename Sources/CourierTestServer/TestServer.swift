@@ -33,6 +33,12 @@ public final class TestServer: Sendable {
     public let tokens: TokenServer
     /// The files API for uploads and downloads, and what it stored.
     public let files: FilesAPI
+    /// A fake Compute Engine metadata server (set `GCE_METADATA_HOST` to ``metadataHost``).
+    public let metadata: MetadataServerFake
+    /// A fake Security Token Service (`/sts/v1/token`) and subject-token URL, for workload identity federation.
+    public let sts: STSFake
+    /// A fake IAM Credentials API (endpoint `url("/iam")`), for impersonation.
+    public let iam: IAMCredentialsFake
     /// How many requests naming each fault reached the raw fault listener.
     public let faults: FaultCounts
     private let lifecycle: ServerLifecycle
@@ -41,7 +47,7 @@ public final class TestServer: Sendable {
     private let faultServer: RawFaultServer
 
     private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
-                 faults: FaultCounts, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
+                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, faults: FaultCounts, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
                  faultServer: RawFaultServer) {
         self.faults = faults
         self.lifecycle = lifecycle
@@ -52,6 +58,9 @@ public final class TestServer: Sendable {
         self.notes = notes
         self.tokens = tokens
         self.files = files
+        self.metadata = metadata
+        self.sts = sts
+        self.iam = iam
         self.application = application
         self.faultServer = faultServer
     }
@@ -84,6 +93,12 @@ public final class TestServer: Sendable {
         BatchEndpoint.add(to: router, notes: notes, tokens: tokens)
         let files = FilesAPI()
         files.add(to: router)
+        let metadata = MetadataServerFake(tokens: tokens)
+        metadata.add(to: router)
+        let sts = STSFake(tokens: tokens)
+        sts.add(to: router)
+        let iam = IAMCredentialsFake(tokens: tokens)
+        iam.add(to: router)
         configure(router)
 
         var logger = Logger(label: "courier.test-server")
@@ -119,7 +134,7 @@ public final class TestServer: Sendable {
         return TestServer(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, files: files, faults: faults, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, faults: faults, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 
@@ -127,6 +142,10 @@ public final class TestServer: Sendable {
     public func url(_ pathAndQuery: String) -> URL {
         URL(string: baseURL.absoluteString + pathAndQuery)!
     }
+
+    /// `127.0.0.1:<port>`: the value of `GCE_METADATA_HOST` that makes Google credentials use
+    /// ``metadata``.
+    public var metadataHost: String { "\(baseURL.host!):\(baseURL.port!)" }
 
     /// `faultURL` joined with `pathAndQuery`.
     public func faultURL(_ pathAndQuery: String) -> URL {

@@ -41,6 +41,8 @@ public final class TokenServer: Sendable {
         var rotateRefreshTokens = false
         var lifetime: TimeInterval = 3600
         var lastScope: String?
+        var selfSignedAccepted = 0
+        var idTokensIssued = 0
     }
 
     private let state = LockedValue(State())
@@ -67,6 +69,10 @@ public final class TokenServer: Sendable {
     public var jwtCount: Int { state.withLock { $0.jwtGrants } }
     /// The scope of the last successful grant.
     public var lastScope: String? { state.withLock { $0.lastScope } }
+    /// Requests to protected routes that carried a self-signed service-account JWT as their token.
+    public var selfSignedAccepted: Int { state.withLock { $0.selfSignedAccepted } }
+    /// ID tokens issued (by any of the test server's fakes).
+    public var idTokensIssued: Int { state.withLock { $0.idTokensIssued } }
 
     public func registerClient(id: String, secret: String, refreshToken: String) {
         state.withLock { state in
@@ -91,7 +97,89 @@ public final class TokenServer: Sendable {
     }
 
     func isValid(_ token: String) -> Bool {
-        state.withLock { ($0.tokens[token] ?? .distantPast) > Date() }
+        state.withLock { ($0.tokens[token] ?? .distantPast) > Date() } || isValidSelfSignedJWT(token)
+    }
+
+    /// A JWT a registered service account signed itself, as Google's APIs accept one: RS256 by
+    /// the account's key, `iss` = `sub` = the account, an `exp` at most an hour after `iat` and
+    /// not passed, and a `scope` or an `aud`.
+    private func isValidSelfSignedJWT(_ token: String) -> Bool {
+        guard token.hasPrefix("eyJ"), let (_, claims) = verifiedJWT(token), claims["sub"] as? String == claims["iss"] as? String,
+              (claims["scope"] as? String).map({ !$0.isEmpty }) ?? (claims["aud"] is String),
+              let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue, let expires = (claims["exp"] as? NSNumber)?.doubleValue,
+              expires - issuedAt <= 3600, expires > Date().timeIntervalSince1970
+        else { return false }
+        state.withLock { $0.selfSignedAccepted += 1 }
+        return true
+    }
+
+    /// The header and claims of a JWT signed with RS256 by a registered service account.
+    func verifiedJWT(_ token: String) -> ([String: Any], [String: Any])? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let headerData = Self.base64URLDecode(parts[0]), let claimsData = Self.base64URLDecode(parts[1]),
+              let signature = Self.base64URLDecode(parts[2]),
+              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any],
+              header["alg"] as? String == "RS256", let issuer = claims["iss"] as? String,
+              let key = state.withLock({ $0.serviceAccounts[issuer] }),
+              key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: Data((parts[0] + "." + parts[1]).utf8),
+                                   padding: .insecurePKCS1v1_5)
+        else { return nil }
+        return (header, claims)
+    }
+
+    /// A new access token, valid ``tokenLifetime`` seconds, and that lifetime.
+    func mint(scope: String?) -> (token: String, lifetime: TimeInterval) {
+        state.withLock { state -> (String, TimeInterval) in
+            state.issued += 1
+            let token = "ya29.s3kr1t-\(state.issued)-\(UUID().uuidString.prefix(8))"
+            state.tokens[token] = Date().addingTimeInterval(state.lifetime)
+            state.lastScope = scope
+            return (token, state.lifetime)
+        }
+    }
+
+    /// A new ID token (a JWT whose signature segment carries the secret mark) for `audience`.
+    func mintIDToken(audience: String, email: String) -> String {
+        let (lifetime, number) = state.withLock { state -> (TimeInterval, Int) in
+            state.idTokensIssued += 1
+            return (state.lifetime, state.idTokensIssued)
+        }
+        let now = Int(Date().timeIntervalSince1970)
+        let header = Self.base64URL(#"{"alg":"RS256","kid":"test","typ":"JWT"}"#)
+        let claims = Self.base64URL(#"{"aud":"\#(audience)","email":"\#(email)","exp":\#(now + Int(lifetime)),"iat":\#(now),"iss":"https://accounts.google.com","sub":"\#(email)"}"#)
+        let token = "\(header).\(claims).s3kr1t-id-\(number)"
+        state.withLock { $0.tokens[token] = Date().addingTimeInterval(lifetime) }
+        return token
+    }
+
+    static func base64URL(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// A failure scripted with ``failNext(_:)``, counted as a request; nil when none is due.
+    func nextFailure() -> Failure? {
+        state.withLock { state -> Failure? in
+            state.requests += 1
+            return state.failures.isEmpty ? nil : state.failures.removeFirst()
+        }
+    }
+
+    /// The answer a scripted failure gives; nil to answer normally (after any delay it asks for).
+    static func respond(to failure: Failure?) async throws -> Response? {
+        switch failure {
+        case .serverError?:
+            return NotesAPI.json(["error": "internal_failure", "error_description": "The token service failed"],
+                                 status: 500).hummingbirdResponse
+        case .invalidGrant?:
+            return oauthError("invalid_grant", "Token has been expired or revoked.")
+        case .slow(let milliseconds)?:
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            return nil
+        case nil:
+            return nil
+        }
     }
 
     func add(to router: Router<BasicRequestContext>, baseURL: @escaping @Sendable () -> String, notes: NotesAPI) {
@@ -104,21 +192,7 @@ public final class TokenServer: Sendable {
         var request = request
         let body = try await request.collectBody(upTo: 64 << 10)
         let form = Self.parseForm(String(decoding: body.readableBytesView, as: UTF8.self))
-        let failure = state.withLock { state -> Failure? in
-            state.requests += 1
-            return state.failures.isEmpty ? nil : state.failures.removeFirst()
-        }
-        switch failure {
-        case .serverError?:
-            return NotesAPI.json(["error": "internal_failure", "error_description": "The token service failed"],
-                                 status: 500).hummingbirdResponse
-        case .invalidGrant?:
-            return Self.oauthError("invalid_grant", "Token has been expired or revoked.")
-        case .slow(let milliseconds)?:
-            try await Task.sleep(for: .milliseconds(milliseconds))
-        case nil:
-            break
-        }
+        if let failed = try await Self.respond(to: nextFailure()) { return failed }
         switch form["grant_type"] {
         case "refresh_token":
             return refreshGrant(form)
@@ -170,6 +244,10 @@ public final class TokenServer: Sendable {
                                    padding: .insecurePKCS1v1_5)
         else { return Self.oauthError("invalid_grant", "Invalid JWT Signature.") }
         guard claims["aud"] as? String == audience else { return Self.oauthError("invalid_grant", "Invalid JWT: wrong audience") }
+        if let target = claims["target_audience"] as? String {
+            state.withLock { $0.jwtGrants += 1 }
+            return NotesAPI.json(["id_token": mintIDToken(audience: target, email: issuer)]).hummingbirdResponse
+        }
         guard let scope = claims["scope"] as? String, !scope.isEmpty else {
             return Self.oauthError("invalid_scope", "Invalid JWT: no scope")
         }
@@ -182,13 +260,7 @@ public final class TokenServer: Sendable {
     }
 
     private func issue(scope: String?, refreshToken: String?) -> Response {
-        let (token, lifetime) = state.withLock { state -> (String, TimeInterval) in
-            state.issued += 1
-            let token = "ya29.s3kr1t-\(state.issued)-\(UUID().uuidString.prefix(8))"
-            state.tokens[token] = Date().addingTimeInterval(state.lifetime)
-            state.lastScope = scope
-            return (token, state.lifetime)
-        }
+        let (token, lifetime) = mint(scope: scope)
         var body: [String: Any] = ["access_token": token, "token_type": "Bearer", "expires_in": Int(lifetime.rounded(.up))]
         if let scope { body["scope"] = scope }
         if let refreshToken { body["refresh_token"] = refreshToken }

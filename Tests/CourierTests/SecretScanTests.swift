@@ -36,6 +36,13 @@ import Testing
         #expect(try await scan(["nothing here"], registered: [keyLine]) == 0) // the secrets list itself is not scanned
     }
 
+    @Test func aSignedJWTFailsTheScan() async throws {
+        // The shape of a self-signed service-account token: header and claims are JSON objects.
+        let jwt = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJyb2JvdEBleGFtcGxlIn0.c2lnbmF0dXJlLWJ5dGVzLWhlcmU"
+        #expect(try await scan(["debug courier authorization=\(jwt)"]) == 1)
+        #expect(try await scan(["eyJhbGciOiJSUzI1NiJ9 alone is a header, not a token"]) == 0)
+    }
+
     @Test func tooLittleEvidenceFailsTheScan() async throws {
         #expect(try await scan(["one line"], minLines: 1000) == 1)
     }

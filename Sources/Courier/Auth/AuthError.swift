@@ -10,6 +10,7 @@
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable {
         case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
+        case noCredentials, unsupportedCredentials, permissionDenied, metadataServer
     }
 
     let code: Code
@@ -43,13 +44,23 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let signing = AuthError(.signing, message: "")
     /// The task waiting for the token was cancelled (the refresh goes on for other waiters).
     public static let cancelled = AuthError(.cancelled, message: "")
+    /// Application Default Credentials found nothing; the message names every place looked at.
+    public static let noCredentials = AuthError(.noCredentials, message: "")
+    /// A credentials file of a kind Courier does not implement (an AWS or executable subject
+    /// token source, say), or ID tokens asked of credentials that cannot make them.
+    public static let unsupportedCredentials = AuthError(.unsupportedCredentials, message: "")
+    /// IAM refused: the caller may not impersonate the service account (a 403 from IAM Credentials).
+    public static let permissionDenied = AuthError(.permissionDenied, message: "")
+    /// The metadata server answered with something that is not a token (or not as the metadata
+    /// server: without `Metadata-Flavor: Google`).
+    public static let metadataServer = AuthError(.metadataServer, message: "")
 
     public static func == (lhs: AuthError, rhs: AuthError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Whether trying again later may succeed.
     public var isTransient: Bool {
-        code == .transport || (code == .tokenEndpoint && (status ?? 500) >= 500)
+        code == .transport || ((code == .tokenEndpoint || code == .metadataServer) && (status ?? 500) >= 500)
     }
 
     public var description: String {

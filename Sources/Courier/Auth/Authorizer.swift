@@ -1,21 +1,22 @@
 /// Adds credentials to requests: GTMSessionFetcher's authorizer protocol, made async.
 ///
-/// The pipeline calls ``authorize(_:through:)`` before each attempt of each authorized request
+/// The pipeline calls ``authorize(_:context:)`` before each attempt of each authorized request
 /// (every query request, upload request, download and wire batch; raw requests when their
 /// ``RequestOptions/authorize`` is set). After a 401 it calls ``invalidate(_:)`` with the rejected
 /// request, authorizes again and sends once more.
 ///
 /// ```swift
-/// configuration.authorizer = try ServiceAccountAuthorizer(keyFile: url, scopes: [Storage.Scope.readOnly])
+/// configuration.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.readOnly])
 /// ```
 public protocol Authorizer: Sendable {
     /// Adds credentials (an `Authorization` header, a `key=` parameter) to `request`.
     func authorize(_ request: inout HTTPRequest) async throws
-    /// ``authorize(_:)`` from inside `service`'s pipeline. Authorizers that fetch tokens send
-    /// their token requests through `service`, so no second transport or thread exists and the
-    /// token requests keep the service's promises (retries, logging, the test handler). The
-    /// default calls ``authorize(_:)``.
-    func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws
+    /// ``authorize(_:)`` from inside a service's pipeline. Authorizers that fetch tokens send
+    /// their token requests through `context.service`, so no second transport or thread exists
+    /// and the token requests keep the service's promises (retries, logging, the test handler);
+    /// they report waits and refreshes through the context (events, metrics). The default calls
+    /// ``authorize(_:)``.
+    func authorize(_ request: inout HTTPRequest, context: AuthorizationContext) async throws
     /// The server answered 401 to `rejected`: drop the credentials it carried, so the next
     /// ``authorize(_:)`` obtains new ones (GTLR's `primeForRefresh`). Credentials newer than
     /// the rejected ones are kept, so many concurrent 401s cause one refresh.
@@ -25,7 +26,7 @@ public protocol Authorizer: Sendable {
 extension Authorizer {
     public func invalidate(_ rejected: HTTPRequest) async {}
 
-    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
+    public func authorize(_ request: inout HTTPRequest, context: AuthorizationContext) async throws {
         try await authorize(&request)
     }
 }
@@ -42,8 +43,8 @@ public struct CombinedAuthorizer: Authorizer {
         for authorizer in authorizers { try await authorizer.authorize(&request) }
     }
 
-    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
-        for authorizer in authorizers { try await authorizer.authorize(&request, through: service) }
+    public func authorize(_ request: inout HTTPRequest, context: AuthorizationContext) async throws {
+        for authorizer in authorizers { try await authorizer.authorize(&request, context: context) }
     }
 
     public func invalidate(_ rejected: HTTPRequest) async {

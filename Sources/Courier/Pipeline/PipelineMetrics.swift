@@ -9,12 +9,14 @@ import Metrics
 /// - `courier_requests_total`, `courier_request_duration_seconds`: each attempt on the wire;
 /// - `courier_retries_total`: each retry, by the status that caused it;
 /// - `courier_request_bytes_total`, `courier_response_bytes_total`: body bytes up and down, where known;
-/// - `courier_operations_total`, `courier_operation_duration_seconds`: whole operations.
+/// - `courier_operations_total`, `courier_operation_duration_seconds`: whole operations;
+/// - `courier_credential_refreshes_total` (`source`, `mode` background/blocking, `result`) and
+///   `courier_credential_waits_total` (`source`): token refreshes, and requests that waited for one.
 ///
 /// With no backend bootstrapped (`MetricsSystem`'s no-op) nothing is made or counted, so the
 /// plain path pays one branch. Handles are made once per dimension pair and kept.
 final class PipelineMetrics: Sendable {
-    private let factory: (any MetricsFactory)?
+    fileprivate let factory: (any MetricsFactory)?
     private let handles = LockedValue<[String: Handles]>([:])
 
     private final class Handles: Sendable {
@@ -86,6 +88,20 @@ final class PipelineMetrics: Sendable {
         guard let handles = handles(operation, Self.statusClass(status, error: error)) else { return }
         handles.operations.increment()
         handles.operationDuration.recordNanoseconds(duration.nanoseconds)
+    }
+}
+
+extension PipelineMetrics {
+    func credentialRefresh(source: String, background: Bool, failed: Bool) {
+        guard let factory else { return }
+        Counter(label: "courier_credential_refreshes_total", dimensions: [
+            ("source", source), ("mode", background ? "background" : "blocking"), ("result", failed ? "error" : "ok"),
+        ], factory: factory).increment()
+    }
+
+    func credentialWait(source: String) {
+        guard let factory else { return }
+        Counter(label: "courier_credential_waits_total", dimensions: [("source", source)], factory: factory).increment()
     }
 }
 

@@ -129,7 +129,7 @@ struct RequestPipeline: Sendable {
     nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
         guard context.authorize, let authorizer = service.configuration.authorizer else { return request }
         var signed = request
-        try await authorizer.authorize(&signed, through: service)
+        try await authorizer.authorize(&signed, context: AuthorizationContext(service: service, request: context))
         return signed
     }
 
@@ -189,8 +189,10 @@ struct RequestPipeline: Sendable {
     private func recordObserved(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
                                 since start: UInt64) {
         let duration = Self.elapsed(since: start)
+        // A credential request's successful answer is the credential: its body is never logged.
+        let loggedBody = context.operation == .token && (head?.status ?? 0) < 300 ? body.map(HTTPTrafficLog.withheld) : body
         service.trafficLog?.record(name: context.name, requestID: context.requestID, request: request, head: head,
-                                   body: body, error: error, duration: duration)
+                                   body: loggedBody, error: error, duration: duration)
         service.metrics.attempt(operation: context.operation, request: request, head: head, body: body, error: error,
                                 duration: duration)
     }

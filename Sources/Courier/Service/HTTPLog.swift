@@ -26,8 +26,14 @@ final class HTTPTrafficLog: Sendable {
     /// JSON members and form fields whose values are secrets.
     static let secretFields: Set<String> = [
         "access_token", "refresh_token", "id_token", "client_secret", "private_key", "private_key_id",
-        "assertion", "password", "token", "code", "apikey", "api_key", "key",
+        "assertion", "password", "token", "code", "apikey", "api_key", "key", "subject_token", "actor_token",
+        "accesstoken", "signedjwt",
     ]
+
+    /// Stands in for a body that is a credential (a token endpoint's answer).
+    static func withheld(_ body: Data) -> Data {
+        Data("<\(body.count) bytes of credentials, not logged>".utf8)
+    }
 
     init(options: HTTPLogOptions) {
         self.options = options

@@ -12,10 +12,18 @@ public enum ServiceEvent: Sendable {
     case nextPage(requestID: String, query: String, page: Int)
     /// The execution ended: `status` is the last HTTP status seen, `error` set on failure.
     case finished(requestID: String, query: String, status: Int?, duration: Duration, error: String?)
+    /// A request waited for credentials to be obtained from `source` (a first token, or an
+    /// expired one). With background refresh, steady-state requests never do.
+    case waitedForCredentials(requestID: String, query: String, source: String)
+    /// A refresh of `source`'s credentials ended (`error` set on failure). `background`: it ran
+    /// while the old credentials were still good, and nobody waited for it. `requestID` is the
+    /// request that started it.
+    case credentialsRefreshed(requestID: String, source: String, background: Bool, duration: Duration, error: String?)
 
     public var requestID: String {
         switch self {
-        case .started(let id, _), .retrying(let id, _, _, _, _), .nextPage(let id, _, _), .finished(let id, _, _, _, _): id
+        case .started(let id, _), .retrying(let id, _, _, _, _), .nextPage(let id, _, _), .finished(let id, _, _, _, _),
+             .waitedForCredentials(let id, _, _), .credentialsRefreshed(let id, _, _, _, _): id
         }
     }
 }

@@ -8,6 +8,7 @@ public enum Redaction {
     static let secretParameters: Set<String> = [
         "key", "access_token", "refresh_token", "id_token", "client_secret", "token", "code",
         "password", "assertion", "signature", "sig", "x-goog-signature", "api_key", "apikey", "upload_id",
+        "subject_token", "actor_token",
     ]
 
     /// Headers whose values are secrets.

@@ -158,13 +158,13 @@ import Testing
     func aCancelledTokenWaiterReturnsPromptly() async throws {
         let gate = AsyncStream<Void>.makeStream()
         let fetches = Atomic<Int>(0)
-        let cache = TokenCache(skew: .zero, now: Date.init) { _ in
+        let cache = TokenCache(source: "test", refresh: TokenRefresh(refreshBefore: .zero, expireBefore: .zero), now: Date.init) { _ in
             fetches.add(1, ordering: .relaxed)
             for await _ in gate.stream { break }
             return AccessToken(value: "t-s3kr1t", expiresAt: Date().addingTimeInterval(3600), scopes: [])
         }
-        let patient = Task { try await cache.token(through: nil) }
-        let impatient = Task { try await cache.token(through: nil) }
+        let patient = Task { try await cache.token(context: nil) }
+        let impatient = Task { try await cache.token(context: nil) }
         #expect(await eventually { fetches.load(ordering: .relaxed) == 1 })
         try await Task.sleep(for: .milliseconds(50))
         impatient.cancel()

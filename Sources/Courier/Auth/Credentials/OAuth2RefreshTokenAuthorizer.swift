@@ -4,9 +4,9 @@ import Synchronization
 /// OAuth 2 with a refresh token (RFC 6749 §6): the authorized-user credentials of a Google
 /// account (`gcloud auth application-default login`) or any OAuth 2 provider.
 ///
-/// The access token is cached with its expiry and refreshed `skew` before it expires,
-/// single-flight: a thousand queries that find it expired cause one refresh. A rotated refresh
-/// token is kept. A ``TokenStore`` makes both survive a restart.
+/// The access token is cached with its expiry and refreshed single-flight in the background
+/// before it expires (``TokenRefresh``): a thousand queries cause one refresh. A rotated
+/// refresh token is kept. A ``TokenStore`` makes both survive a restart.
 ///
 /// ```swift
 /// let authorizer = try OAuth2RefreshTokenAuthorizer(
@@ -14,12 +14,13 @@ import Synchronization
 ///     scopes: ["https://www.googleapis.com/auth/drive.readonly"],
 ///     store: FileTokenStore(path: "~/.config/myapp/token.json"))
 /// ```
-public final class OAuth2RefreshTokenAuthorizer: Authorizer, CustomStringConvertible {
+public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
     public static let googleTokenURL = URL(string: "https://oauth2.googleapis.com/token")!
 
     private let cache: TokenCache
     private let state: RefreshState
     private let storeLoaded = Atomic<Bool>(false)
+    public let quotaProjectID: String?
 
     /// - Parameters:
     ///   - clientID: The OAuth client's ID.
@@ -27,46 +28,35 @@ public final class OAuth2RefreshTokenAuthorizer: Authorizer, CustomStringConvert
     ///   - refreshToken: The long-lived token the refresh grant exchanges.
     ///   - scopes: Scopes to ask for; empty keeps those of the refresh token.
     ///   - tokenURL: The token endpoint; https unless loopback.
-    ///   - skew: Refresh this long before the token expires.
+    ///   - quotaProjectID: Bills requests' quota to this project (`x-goog-user-project`).
+    ///   - refresh: When the access token is refreshed.
     ///   - store: Persists the access and refresh tokens.
     ///   - now: The clock for token expiry (a fixed one in tests).
     ///
     /// Token requests go through the service whose request needs the token (see ``Authorizer``).
     public init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String] = [],
-                tokenURL: URL = googleTokenURL, skew: Duration = .seconds(60), store: (any TokenStore)? = nil,
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+                tokenURL: URL = googleTokenURL, quotaProjectID: String? = nil, refresh: TokenRefresh = .default,
+                store: (any TokenStore)? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.quotaProjectID = quotaProjectID
         let endpoint = try TokenEndpoint(url: tokenURL)
         let state = RefreshState(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken,
                                  scopes: scopes, endpoint: endpoint, store: store)
         self.state = state
-        cache = TokenCache(skew: skew, now: now) { service in try await state.refresh(through: service) }
+        cache = TokenCache(source: "authorized_user", refresh: refresh, now: now) { service in
+            try await state.refresh(through: service, now: now)
+        }
     }
 
-    public func authorize(_ request: inout HTTPRequest) async throws {
-        try await authorize(&request, through: nil)
+    public func invalidateToken(_ value: String?) async {
+        cache.invalidate(rejected: value)
     }
 
-    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
-        try await authorize(&request, through: Optional(service))
-    }
-
-    private func authorize(_ request: inout HTTPRequest, through service: ServiceActor?) async throws {
-        let token = try await currentToken(through: service)
-        request.headers["Authorization"] = "Bearer \(token.value)"
-    }
-
-    public func invalidate(_ rejected: HTTPRequest) async {
-        cache.invalidate(rejected: rejected.bearerToken)
-    }
-
-    /// A valid access token, refreshed if needed: through `service` when given, else through a
-    /// short-lived service of its own for this one call.
-    public func currentToken(through service: ServiceActor? = nil) async throws -> AccessToken {
+    public func token(context: AuthorizationContext?) async throws -> AccessToken {
         if !storeLoaded.load(ordering: .acquiring) {
             try await state.loadStoredToken(into: cache)
             storeLoaded.store(true, ordering: .releasing)
         }
-        return try await cache.token(through: service)
+        return try await cache.token(context: context)
     }
 
     public var description: String { "OAuth2RefreshTokenAuthorizer(\(state.clientID))" }
@@ -103,11 +93,11 @@ actor RefreshState {
         }
     }
 
-    func refresh(through service: ServiceActor?) async throws -> AccessToken {
+    func refresh(through service: ServiceActor?, now: @Sendable () -> Date) async throws -> AccessToken {
         var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)]
         if let clientSecret { form.append(("client_secret", clientSecret)) }
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
-        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes, through: service)
+        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes, through: service, now: now())
         if let rotated = body["refresh_token"]?.stringValue, !rotated.isEmpty { refreshToken = rotated }
         try await store?.save(StoredCredentials(accessToken: token.value, expiresAt: token.expiresAt,
                                                 refreshToken: refreshToken, scopes: token.scopes))

@@ -1,72 +1,54 @@
+import CourierSync
 import Foundation
 
-/// A Google service account's JSON key file.
-public struct ServiceAccountKey: Sendable, CustomStringConvertible {
-    public let clientEmail: String
-    public let privateKeyID: String?
-    public let tokenURI: URL
-    public let projectID: String?
-    let privateKey: RSAPrivateKey
-
-    /// Reads the key file a service account's "Create key" downloads.
-    public init(contentsOf url: URL) throws {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw AuthError(.invalidCredentials, message: "cannot read the key file \(url.path)")
-        }
-        try self.init(json: data)
-    }
-
-    public init(json data: Data) throws {
-        guard let object = (try? JSONValue(parsing: data))?.objectValue else {
-            throw AuthError(.invalidCredentials, message: "the key file is not a JSON object")
-        }
-        guard object["type"]?.stringValue == "service_account" else {
-            throw AuthError(.invalidCredentials, message: "the key file is not of type service_account")
-        }
-        guard let email = object["client_email"]?.stringValue, let pem = object["private_key"]?.stringValue else {
-            throw AuthError(.invalidCredentials, message: "the key file lacks client_email or private_key")
-        }
-        guard let key = RSAPrivateKey(pem: pem) else {
-            throw AuthError(.invalidCredentials, message: "the key file's private_key is not an RSA private key")
-        }
-        let tokenURI = object["token_uri"]?.stringValue.flatMap(URL.init(string:)) ?? OAuth2RefreshTokenAuthorizer.googleTokenURL
-        clientEmail = email
-        privateKeyID = object["private_key_id"]?.stringValue
-        self.tokenURI = tokenURI
-        projectID = object["project_id"]?.stringValue
-        privateKey = key
-    }
-
-    public var description: String { "ServiceAccountKey(\(clientEmail), key \(Redaction.placeholder))" }
-}
-
-/// A service account: signs an RS256 JWT with the account's private key (through libcrypto's
-/// `EVP_DigestSign`) and exchanges it for an access token with the
-/// `urn:ietf:params:oauth:grant-type:jwt-bearer` grant. Tokens are cached and refreshed
-/// single-flight, as ``OAuth2RefreshTokenAuthorizer``'s are.
+/// A service account, by its JSON key.
+///
+/// Two ways to a token, as Google's libraries have:
+/// - **self-signed JWT** (the default for Google's APIs): the account signs a JWT that Google's
+///   APIs accept as the token itself (`scope` claim, or `aud` = the API's root URL when no
+///   scopes are given), so no token round trip happens at all;
+/// - **the token endpoint**: an RS256 JWT is exchanged with the
+///   `urn:ietf:params:oauth:grant-type:jwt-bearer` grant. Needed for domain-wide delegation
+///   (`subject`) and for non-Google token endpoints.
+///
+/// Either way the token is cached and refreshed single-flight in the background before it
+/// expires (``TokenRefresh``).
 ///
 /// ```swift
 /// configuration.authorizer = try ServiceAccountAuthorizer(
 ///     keyFile: URL(fileURLWithPath: "/secrets/sa.json"),
 ///     scopes: ["https://www.googleapis.com/auth/devstorage.read_write"])
 /// ```
-public final class ServiceAccountAuthorizer: Authorizer, CustomStringConvertible {
+public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConvertible {
+    /// Whether tokens are signed locally instead of fetched from the token endpoint.
+    public enum SelfSignedJWT: Sendable, Hashable {
+        /// Self-signed when Google's APIs will accept it: no `subject`, and the key's token
+        /// endpoint is Google's (`*.googleapis.com`); otherwise the token endpoint.
+        case automatic
+        /// Always self-signed (an emulator or server that accepts them).
+        case always
+        /// Always the token endpoint.
+        case never
+    }
+
     public let key: ServiceAccountKey
     public let scopes: [String]
     /// The user to impersonate with domain-wide delegation, if any.
     public let subject: String?
-    private let cache: TokenCache
+    public let quotaProjectID: String?
+    /// Whether this authorizer signs its own tokens (no token endpoint round trip).
+    public let selfSigned: Bool
+    private let refresh: TokenRefresh
+    private let now: @Sendable () -> Date
+    private let endpointCache: TokenCache?
+    /// Self-signed tokens without scopes are per API (`aud` = its root URL): one cache each.
+    private let audienceCaches = LockedValue<[String: TokenCache]>([:])
 
     /// Reads a service-account key file (JSON, as the Cloud console downloads it).
-    ///
-    /// - Parameters:
-    ///   - keyFile: The key file.
-    ///   - scopes: The scopes the access token is for.
-    ///   - subject: The user to impersonate with domain-wide delegation, if any.
-    ///   - skew: Refresh this long before the token expires.
-    public convenience init(keyFile: URL, scopes: [String], subject: String? = nil, skew: Duration = .seconds(60)) throws {
-        try self.init(key: ServiceAccountKey(contentsOf: keyFile), scopes: scopes, subject: subject, skew: skew)
+    public convenience init(keyFile: URL, scopes: [String], subject: String? = nil, selfSignedJWT: SelfSignedJWT = .automatic,
+                            refresh: TokenRefresh = .default) throws {
+        try self.init(key: ServiceAccountKey(contentsOf: keyFile), scopes: scopes, subject: subject,
+                      selfSignedJWT: selfSignedJWT, refresh: refresh)
     }
 
     /// - Parameters:
@@ -74,50 +56,102 @@ public final class ServiceAccountAuthorizer: Authorizer, CustomStringConvertible
     ///   - scopes: The scopes the access token is for.
     ///   - subject: The user to impersonate with domain-wide delegation, if any.
     ///   - tokenURL: Overrides the key file's `token_uri` (a local emulator).
-    ///   - skew: Refresh this long before the token expires.
+    ///   - selfSignedJWT: Whether to sign tokens locally (see ``SelfSignedJWT``).
+    ///   - quotaProjectID: Bills requests' quota to this project (`x-goog-user-project`);
+    ///     defaults to the key file's `quota_project_id`.
+    ///   - refresh: When tokens are refreshed.
     ///   - now: The clock for the JWT's times and expiry (a fixed one in tests).
     ///
     /// Token requests go through the service whose request needs the token (see ``Authorizer``).
     public init(key: ServiceAccountKey, scopes: [String], subject: String? = nil, tokenURL: URL? = nil,
-                skew: Duration = .seconds(60), now: @escaping @Sendable () -> Date = Date.init) throws {
+                selfSignedJWT: SelfSignedJWT = .automatic, quotaProjectID: String? = nil,
+                refresh: TokenRefresh = .default, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.key = key
         self.scopes = scopes
         self.subject = subject
+        self.quotaProjectID = quotaProjectID ?? key.quotaProjectID
+        self.refresh = refresh
+        self.now = now
         let audience = tokenURL ?? key.tokenURI
-        let endpoint = try TokenEndpoint(url: audience)
-        cache = TokenCache(skew: skew, now: now) { service in
-            let issued = Int64(now().timeIntervalSince1970)
-            var claims: JSONObject = [
-                "iss": .string(key.clientEmail), "scope": .string(scopes.joined(separator: " ")),
-                "aud": .string(audience.absoluteString), "iat": .number(JSONNumber(issued)),
-                "exp": .number(JSONNumber(issued + 3600)),
-            ]
-            if let subject { claims["sub"] = .string(subject) }
-            var header: JSONObject = ["alg": "RS256", "typ": "JWT"]
-            if let id = key.privateKeyID { header["kid"] = .string(id) }
-            let assertion = try JWT.sign(header: header, claims: claims, key: key.privateKey)
-            return try await endpoint.requestToken(
-                form: [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion)],
-                scopes: scopes, through: service).0
+        switch selfSignedJWT {
+        case .always: selfSigned = true
+        case .never: selfSigned = false
+        case .automatic: selfSigned = subject == nil && (audience.host?.hasSuffix(".googleapis.com") ?? false)
+        }
+        guard !selfSigned || subject == nil else {
+            throw AuthError(.invalidCredentials, message: "domain-wide delegation (subject) needs the token endpoint, not a self-signed JWT")
+        }
+        if selfSigned && !scopes.isEmpty {
+            let claims: JSONObject = ["sub": .string(key.clientEmail), "scope": .string(scopes.joined(separator: " "))]
+            endpointCache = TokenCache(source: "service_account_jwt", refresh: refresh, now: now) { _ in
+                try Self.selfSignedToken(key: key, claims: claims, scopes: scopes, at: now())
+            }
+        } else if selfSigned {
+            endpointCache = nil // per audience, made on first use
+        } else {
+            let endpoint = try TokenEndpoint(url: audience)
+            endpointCache = TokenCache(source: "service_account", refresh: refresh, now: now) { service in
+                var claims: JSONObject = ["scope": .string(scopes.joined(separator: " ")), "aud": .string(audience.absoluteString)]
+                if let subject { claims["sub"] = .string(subject) }
+                let assertion = try key.signedJWT(claims: claims, at: now())
+                return try await endpoint.requestToken(
+                    form: [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion)],
+                    scopes: scopes, through: service, now: now()).0
+            }
         }
     }
 
+    private static func selfSignedToken(key: ServiceAccountKey, claims: JSONObject, scopes: [String], at now: Date) throws -> AccessToken {
+        AccessToken(value: try key.signedJWT(claims: claims, at: now), expiresAt: now.addingTimeInterval(3600), scopes: scopes)
+    }
+
+    public func token(context: AuthorizationContext?) async throws -> AccessToken {
+        guard let endpointCache else {
+            throw AuthError(.invalidCredentials, message: "a self-signed JWT without scopes is made per API: authorize a request")
+        }
+        return try await endpointCache.token(context: context)
+    }
+
+    /// Self-signed JWTs without scopes name the API they are for (`aud`), so they are made per
+    /// request host.
+    public func authorize(_ request: inout HTTPRequest, context: AuthorizationContext) async throws {
+        try await authorize(&request, context: Optional(context))
+    }
+
     public func authorize(_ request: inout HTTPRequest) async throws {
-        request.headers["Authorization"] = "Bearer \(try await cache.token(through: nil).value)"
+        try await authorize(&request, context: nil)
     }
 
-    public func authorize(_ request: inout HTTPRequest, through service: ServiceActor) async throws {
-        request.headers["Authorization"] = "Bearer \(try await cache.token(through: service).value)"
+    private func authorize(_ request: inout HTTPRequest, context: AuthorizationContext?) async throws {
+        let token: AccessToken
+        if let endpointCache {
+            token = try await endpointCache.token(context: context)
+        } else {
+            token = try await audienceCache(for: request.url).token(context: context)
+        }
+        request.headers["Authorization"] = "Bearer \(token.value)"
+        if let quotaProjectID, request.headers["x-goog-user-project"] == nil {
+            request.headers["x-goog-user-project"] = quotaProjectID
+        }
     }
 
-    public func invalidate(_ rejected: HTTPRequest) async {
-        cache.invalidate(rejected: rejected.bearerToken)
+    private func audienceCache(for url: URL) -> TokenCache {
+        let audience = "\(url.scheme ?? "https")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")/"
+        return audienceCaches.withLock { caches in
+            if let cache = caches[audience] { return cache }
+            let key = key, now = now
+            let claims: JSONObject = ["sub": .string(key.clientEmail), "aud": .string(audience)]
+            let cache = TokenCache(source: "service_account_jwt", refresh: refresh, now: now) { _ in
+                try Self.selfSignedToken(key: key, claims: claims, scopes: [], at: now())
+            }
+            caches[audience] = cache
+            return cache
+        }
     }
 
-    /// A valid access token, obtained if needed: through `service` when given, else through a
-    /// short-lived service of its own for this one call.
-    public func currentToken(through service: ServiceActor? = nil) async throws -> AccessToken {
-        try await cache.token(through: service)
+    public func invalidateToken(_ value: String?) async {
+        endpointCache?.invalidate(rejected: value)
+        for cache in audienceCaches.withLock({ Array($0.values) }) { cache.invalidate(rejected: value) }
     }
 
     public var description: String { "ServiceAccountAuthorizer(\(key.clientEmail))" }

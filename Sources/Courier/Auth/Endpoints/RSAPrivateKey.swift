@@ -55,6 +55,12 @@ enum JWT {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    static func base64URLDecode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+
     static func sign(header: JSONObject, claims: JSONObject, key: RSAPrivateKey) throws(AuthError) -> String {
         let input = base64URL(header.serialized()) + "." + base64URL(claims.serialized())
         return input + "." + base64URL(try key.signRS256(Data(input.utf8)))

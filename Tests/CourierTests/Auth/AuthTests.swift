@@ -41,7 +41,7 @@ enum AuthFixtures {
     static func refreshAuthorizer(_ server: TestServer, refreshToken: String = refreshToken, now: MovableNow = MovableNow(),
                                   store: (any TokenStore)? = nil) throws -> OAuth2RefreshTokenAuthorizer {
         try OAuth2RefreshTokenAuthorizer(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken,
-                                         scopes: ["notes.read"], tokenURL: server.url("/token"), skew: .seconds(30),
+                                         scopes: ["notes.read"], tokenURL: server.url("/token"), refresh: TokenRefresh(refreshBefore: .seconds(30), expireBefore: .seconds(30), background: false),
                                          store: store, now: now.now)
     }
 }
@@ -310,11 +310,11 @@ enum AuthFixtures {
             let userFile = directory.appendingPathComponent("application_default_credentials.json")
             try JSONSerialization.data(withJSONObject: ["type": "authorized_user", "client_id": AuthFixtures.clientID,
                                                         "client_secret": AuthFixtures.clientSecret,
-                                                        "refresh_token": AuthFixtures.refreshToken]).write(to: userFile)
+                                                        "refresh_token": AuthFixtures.refreshToken,
+                                                        "token_uri": server.url("/token").absoluteString]).write(to: userFile)
 
             // gcloud's location, through CLOUDSDK_CONFIG.
-            let user = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"], environment: ["CLOUDSDK_CONFIG": directory.path],
-                                                                    tokenURL: server.url("/token"))
+            let user = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"], environment: ["CLOUDSDK_CONFIG": directory.path])
             #expect(user is OAuth2RefreshTokenAuthorizer)
 
             // GOOGLE_APPLICATION_CREDENTIALS wins, here with a service account.
@@ -333,9 +333,8 @@ enum AuthFixtures {
                 }
             }
 
-            #expect(throws: AuthError.invalidCredentials) {
-                try ApplicationDefaultCredentials.authorizer(scopes: [], environment: ["HOME": "/nonexistent"])
-            }
+            // No file: the metadata server, checked at the first token (GoogleCredentialsTests).
+            #expect(try ApplicationDefaultCredentials.authorizer(scopes: [], environment: ["HOME": "/nonexistent"]) is MetadataServerAuthorizer)
             #expect(throws: AuthError.invalidCredentials) {
                 try ApplicationDefaultCredentials.authorizer(scopes: [], environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent.json"])
             }

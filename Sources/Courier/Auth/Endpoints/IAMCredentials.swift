@@ -1,0 +1,77 @@
+import Foundation
+
+/// Google's IAM Credentials API: short-lived tokens of a service account, for a caller allowed
+/// to impersonate it (`roles/iam.serviceAccountTokenCreator`). The caller's own credentials
+/// authorize the request; `delegates` is the chain of accounts in between, each allowed to
+/// impersonate the next.
+struct IAMCredentials: Sendable {
+    /// `https://iamcredentials.googleapis.com` (or a test server).
+    let endpoint: URL
+
+    /// The account in a `…/serviceAccounts/<email>:generateAccessToken` URL (a credentials
+    /// file's `service_account_impersonation_url`) and the endpoint before `/v1/`.
+    static func parse(impersonationURL text: String) throws(AuthError) -> (endpoint: URL, account: String) {
+        guard let url = URL(string: text), let range = text.range(of: "/v1/projects/-/serviceAccounts/"),
+              let colon = text[range.upperBound...].lastIndex(of: ":")
+        else {
+            throw AuthError(.invalidCredentials, message: "service_account_impersonation_url is not an IAM Credentials URL")
+        }
+        try CredentialRequest.requireSecure(url, what: "IAM Credentials endpoint")
+        let account = String(text[range.upperBound..<colon]).removingPercentEncoding ?? String(text[range.upperBound..<colon])
+        return (URL(string: String(text[..<range.lowerBound]))!, account)
+    }
+
+    private func post(_ account: String, method: String, body: JSONObject, authorizedBy source: any TokenAuthorizer,
+                      context: AuthorizationContext?) async throws -> JSONObject {
+        let sourceToken = try await source.token(context: context)
+        let encoded = URITemplate.percentEncode(account, keep: { URITemplate.isUnreserved($0) || $0 == UInt8(ascii: "@") })
+        var request = HTTPRequest(method: .post, url: endpoint.appendingPathComponent("v1/projects/-/serviceAccounts/\(encoded):\(method)"))
+        request.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30))
+        request.headers["Authorization"] = "Bearer \(sourceToken.value)"
+        request.headers["Content-Type"] = "application/json"
+        if let quota = source.quotaProjectID { request.headers["x-goog-user-project"] = quota }
+        request.body = .data(body.serialized())
+        let response = try await CredentialRequest.send(request, name: "iamcredentials.\(method)", through: context?.service)
+        if response.status == 401 { await source.invalidateToken(sourceToken.value) }
+        return try TokenEndpoint.object(of: response)
+    }
+
+    /// `generateAccessToken`: an access token of `account` for `scopes`, valid `lifetime`.
+    func generateAccessToken(_ account: String, scopes: [String], delegates: [String], lifetime: Duration,
+                             authorizedBy source: any TokenAuthorizer, context: AuthorizationContext?) async throws -> AccessToken {
+        let body = try await post(account, method: "generateAccessToken", body: [
+            "scope": .array(scopes.map(JSONValue.string)), "delegates": .array(delegates.map(JSONValue.string)),
+            "lifetime": .string("\(Int(lifetime.seconds))s"),
+        ], authorizedBy: source, context: context)
+        guard let value = body["accessToken"]?.stringValue, !value.isEmpty else {
+            throw AuthError(.tokenEndpoint, message: "generateAccessToken answered without accessToken")
+        }
+        let expiresAt = body["expireTime"]?.stringValue.flatMap(RFC3339.parse)
+        return AccessToken(value: value, expiresAt: expiresAt, scopes: scopes)
+    }
+
+    /// `generateIdToken`: an ID token of `account` for `audience`.
+    func generateIDToken(_ account: String, audience: String, delegates: [String], includeEmail: Bool,
+                         authorizedBy source: any TokenAuthorizer, context: AuthorizationContext?) async throws -> AccessToken {
+        let body = try await post(account, method: "generateIdToken", body: [
+            "audience": .string(audience), "delegates": .array(delegates.map(JSONValue.string)), "includeEmail": .bool(includeEmail),
+        ], authorizedBy: source, context: context)
+        guard let value = body["token"]?.stringValue, !value.isEmpty else {
+            throw AuthError(.tokenEndpoint, message: "generateIdToken answered without token")
+        }
+        return try IDToken.accessToken(value)
+    }
+}
+
+/// OpenID Connect ID tokens: JWTs whose `exp` says when they expire.
+enum IDToken {
+    /// `jwt` as a token, expiring at its `exp` claim.
+    static func accessToken(_ jwt: String) throws(AuthError) -> AccessToken {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = JWT.base64URLDecode(String(parts[1])),
+              let claims = (try? JSONValue(parsing: payload))?.objectValue
+        else { throw AuthError(.tokenEndpoint, message: "the ID token is not a JWT") }
+        let expiresAt = claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) }
+        return AccessToken(value: jwt, expiresAt: expiresAt)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Where workload identity federation reads the token it exchanges (`credential_source` of an
+/// `external_account` file): a file another system keeps fresh (a Kubernetes projected token,
+/// an OIDC token written by a CI runner), or a URL that serves it (Azure's IMDS, a sidecar).
+/// The token is plain text, or a member of a JSON object (`format`).
+public enum SubjectTokenSource: Sendable, Hashable {
+    public enum Format: Sendable, Hashable {
+        case text
+        /// A JSON object; the token is its member of this name.
+        case json(field: String)
+    }
+
+    case file(path: String, format: Format)
+    case url(URL, headers: [String: String], format: Format)
+
+    init(credentialSource source: JSONObject) throws(AuthError) {
+        let format: Format
+        switch source["format"]?.objectValue?["type"]?.stringValue ?? "text" {
+        case "text": format = .text
+        case "json":
+            guard let field = source["format"]?.objectValue?["subject_token_field_name"]?.stringValue else {
+                throw AuthError(.invalidCredentials, message: "credential_source.format of type json lacks subject_token_field_name")
+            }
+            format = .json(field: field)
+        case let other:
+            throw AuthError(.invalidCredentials, message: "credential_source.format type \(other) is not text or json")
+        }
+        if let path = source["file"]?.stringValue {
+            self = .file(path: path, format: format)
+        } else if let text = source["url"]?.stringValue, let url = URL(string: text) {
+            var headers: [String: String] = [:]
+            for (name, value) in source["headers"]?.objectValue ?? [:] { headers[name] = value.stringValue }
+            self = .url(url, headers: headers, format: format)
+        } else if source["environment_id"]?.stringValue?.hasPrefix("aws") == true {
+            throw AuthError(.unsupportedCredentials, message: "AWS subject tokens (environment_id aws1) are not supported yet; use a file or URL source")
+        } else if source["executable"] != nil {
+            throw AuthError(.unsupportedCredentials, message: "executable-sourced subject tokens are not supported; use a file or URL source")
+        } else {
+            throw AuthError(.invalidCredentials, message: "credential_source has neither file nor url")
+        }
+    }
+
+    /// Reads the current subject token (URLs through `service`'s pipeline).
+    func read(through service: ServiceActor?) async throws(AuthError) -> String {
+        let data: Data
+        let format: Format
+        switch self {
+        case .file(let path, let fileFormat):
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw AuthError(.invalidCredentials, message: "cannot read the subject token file \(path)")
+            }
+            data = contents
+            format = fileFormat
+        case .url(let url, let headers, let urlFormat):
+            var request = HTTPRequest(method: .get, url: url)
+            request.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30))
+            for (name, value) in headers { request.headers[name] = value }
+            let response = try await CredentialRequest.send(request, name: "external_account.subject_token", through: service)
+            guard (200..<300).contains(response.status) else {
+                throw AuthError(.tokenEndpoint, message: "the subject token URL answered \(response.status)", status: response.status)
+            }
+            data = response.body
+            format = urlFormat
+        }
+        let token: String?
+        switch format {
+        case .text:
+            token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        case .json(let field):
+            token = (try? JSONValue(parsing: data))?.objectValue?[field]?.stringValue
+        }
+        guard let token, !token.isEmpty else {
+            throw AuthError(.invalidCredentials, message: "the subject token source holds no token")
+        }
+        return token
+    }
+}

@@ -1,0 +1,325 @@
+@testable import Courier
+import CourierTestServer
+import CourierTesting
+import Foundation
+import Testing
+
+/// Every Google credential type end to end against the test server's fakes (metadata server,
+/// STS, IAM Credentials, token endpoint), and Application Default Credentials' search order.
+@Suite struct GoogleCredentialsTests {
+    /// A service authorized by `authorizer`, against `server`.
+    func withAuthorized<T: Sendable>(_ server: TestServer, _ authorizer: any Authorizer,
+                                     _ body: (ServiceActor) async throws -> T) async throws -> T {
+        var configuration = ServiceActor.Configuration.testing(server.baseURL)
+        configuration.authorizer = authorizer
+        return try await withService(configuration: configuration, body)
+    }
+
+    /// A folder that stands for an empty home: no gcloud credentials in it.
+    func emptyHome() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("home-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    func write(_ object: [String: Any]) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("credentials-\(UUID()).json")
+        try JSONSerialization.data(withJSONObject: object).write(to: file)
+        return file
+    }
+
+    // MARK: Metadata server
+
+    @Test func metadataServerTokensProjectAndEmail() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            let authorizer = MetadataServerAuthorizer(scopes: ["notes.read", "notes.write"],
+                                                      environment: ["GCE_METADATA_HOST": server.metadataHost])
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                #expect(try await authorizer.projectID(through: service) == "test-project")
+                #expect(try await authorizer.email(through: service) == server.metadata.email)
+            }
+            #expect(server.metadata.tokenRequestCount == 1)
+            #expect(server.metadata.lastScopes == "notes.read,notes.write")
+            #expect(server.metadata.refusedCount == 0)
+        }
+    }
+
+    @Test func metadataServerErrorsAreRetriedAndRequestsWithoutTheFlavorRefused() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            server.metadata.failNext(.serverError, .serverError)
+            let authorizer = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                // The real server refuses requests without Metadata-Flavor: so does the fake.
+                let bare = try await service.send(HTTPRequest(url: server.url("/computeMetadata/v1/project/project-id")))
+                #expect(bare.status == 403)
+            }
+            #expect(server.metadata.tokenRequestCount == 1)
+            #expect(server.metadata.requestCount == 4) // two 500s, the token, the bare request
+            #expect(server.metadata.refusedCount == 1)
+        }
+    }
+
+    @Test func aServerWithoutTheFlavorIsNotTheMetadataServer() async throws {
+        try await withTestServer { server in
+            server.metadata.failNext(.noFlavor)
+            let authorizer = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])
+            try await withAuthorized(server, authorizer) { service in
+                await #expect(throws: AuthError.metadataServer) { try await authorizer.currentToken(through: service) }
+            }
+        }
+    }
+
+    /// A VM's metadata server can be slow for its first seconds: detection waits 1 s, then longer.
+    @Test func detectionOutwaitsASlowFirstAnswer() async throws {
+        try await withTestServer { server in
+            server.metadata.failNext(.slow(milliseconds: 1500))
+            let detection = await MetadataServer(environment: ["GCE_METADATA_HOST": server.metadataHost]).detect()
+            #expect(detection.available)
+            #expect(server.metadata.probeCount == 2) // the first try timed out after 1 s
+        }
+    }
+
+    // MARK: Application Default Credentials
+
+    @Test func withoutAFileADCUsesTheMetadataServer() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            let home = try emptyHome()
+            defer { try? FileManager.default.removeItem(at: home) }
+            let environment = ["HOME": home.path, "GCE_METADATA_HOST": server.metadataHost]
+            let authorizer = try await ApplicationDefaultCredentials.find(scopes: ["notes.read"], environment: environment)
+            #expect(authorizer is MetadataServerAuthorizer)
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                #expect(try await ApplicationDefaultCredentials.projectID(environment: environment, through: service) == "test-project")
+            }
+            #expect(try await ApplicationDefaultCredentials.projectID(environment: environment.merging(["GOOGLE_CLOUD_PROJECT": "from-env"]) { $1 })
+                == "from-env")
+        }
+    }
+
+    @Test func nothingFoundNamesEveryPlaceLookedAt() async throws {
+        let home = try emptyHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        // A metadata host nobody listens on: refused at once.
+        let environment = ["HOME": home.path, "GCE_METADATA_HOST": "127.0.0.1:\(unusedPort())"]
+        let error = await #expect(throws: AuthError.noCredentials) {
+            try await ApplicationDefaultCredentials.find(scopes: [], environment: environment)
+        }
+        let message = error?.message ?? ""
+        #expect(message.contains("GOOGLE_APPLICATION_CREDENTIALS is not set"))
+        #expect(message.contains("\(home.path)/.config/gcloud/application_default_credentials.json does not exist"))
+        #expect(message.contains("metadata server at http://127.0.0.1"))
+        // The lazy form fails the first query with the same error.
+        let lazy = try ApplicationDefaultCredentials.authorizer(scopes: [], environment: environment)
+        try await withTestServer { server in
+            try await withAuthorized(server, lazy) { service in
+                await #expect(throws: AuthError.noCredentials) { try await service.execute(AuthFixtures.protectedNote("x")) }
+            }
+        }
+    }
+
+    @Test func aMissingFileNamedByTheEnvironmentIsAnError() throws {
+        #expect(throws: AuthError.invalidCredentials) {
+            try ApplicationDefaultCredentials.authorizer(scopes: [], environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent/sa.json"])
+        }
+    }
+
+    @Test func quotaProjectBecomesTheUserProjectHeader() async throws {
+        try await withTestServer { server in
+            server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
+            let file = try write(["type": "authorized_user", "client_id": AuthFixtures.clientID, "client_secret": AuthFixtures.clientSecret,
+                                  "refresh_token": AuthFixtures.refreshToken, "token_uri": server.url("/token").absoluteString,
+                                  "quota_project_id": "billed-project"])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let authorizer = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"],
+                                                                          environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+            #expect(authorizer.quotaProjectID == "billed-project")
+            let overridden = try ApplicationDefaultCredentials.authorizer(
+                scopes: [], environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path, "GOOGLE_CLOUD_QUOTA_PROJECT": "env-project"])
+            #expect(overridden.quotaProjectID == "env-project")
+            try await withAuthorized(server, authorizer) { service in
+                var options = RequestOptions()
+                options.authorize = true
+                let echo = try await service.send(HTTPRequest(url: server.url("/echo")), options: options)
+                #expect(String(decoding: echo.body, as: UTF8.self).lowercased().contains("billed-project"))
+            }
+        }
+    }
+
+    // MARK: Workload identity federation
+
+    @Test func externalAccountFromAFileExchangesAtSTS() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("subject-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: tokenFile) }
+            try JSONSerialization.data(withJSONObject: ["id_token": server.sts.issueSubjectToken()]).write(to: tokenFile)
+            let file = try write([
+                "type": "external_account", "audience": server.sts.audience,
+                "subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": server.url("/sts/v1/token").absoluteString,
+                "credential_source": ["file": tokenFile.path, "format": ["type": "json", "subject_token_field_name": "id_token"]],
+                "workforce_pool_user_project": "workforce-project",
+            ])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let authorizer = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"],
+                                                                          environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+            #expect(authorizer is ExternalAccountAuthorizer)
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+            }
+            #expect(server.sts.exchangeCount == 1)
+            #expect(server.sts.lastScope == "notes.read")
+            #expect(server.sts.lastOptions == #"{"userProject":"workforce-project"}"#)
+        }
+    }
+
+    @Test func externalAccountFromAURLImpersonatesAServiceAccount() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            _ = server.sts.issueSubjectToken()
+            let target = "deployer@test-project.iam.gserviceaccount.com"
+            let file = try write([
+                "type": "external_account", "audience": server.sts.audience,
+                "subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": server.url("/sts/v1/token").absoluteString,
+                "credential_source": ["url": server.url("/sts/subject-token").absoluteString, "headers": ["Metadata": "true"],
+                                      "format": ["type": "json", "subject_token_field_name": "id_token"]],
+                "service_account_impersonation_url": server.url("/iam/v1/projects/-/serviceAccounts/\(target):generateAccessToken").absoluteString,
+                "service_account_impersonation": ["token_lifetime_seconds": 1800],
+            ])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let authorizer = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"],
+                                                                          environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+            }
+            #expect(server.sts.subjectTokenReads == 1)
+            #expect(server.sts.lastScope == "https://www.googleapis.com/auth/cloud-platform")
+            #expect(server.iam.accessTokenCount == 1)
+            #expect(server.iam.lastScopes == ["notes.read"])
+            #expect(server.iam.lastLifetime == "1800s")
+        }
+    }
+
+    @Test func unsupportedSubjectTokenSourcesAreTypedErrors() throws {
+        let file = try write(["type": "external_account", "audience": "//iam.googleapis.com/x",
+                              "subject_token_type": "urn:ietf:params:aws:token-type:aws4_request",
+                              "credential_source": ["environment_id": "aws1", "region_url": "http://169.254.169.254/latest"]])
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(throws: AuthError.unsupportedCredentials) {
+            try ApplicationDefaultCredentials.authorizer(scopes: [], environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+        }
+    }
+
+    // MARK: Impersonation
+
+    @Test func impersonatedServiceAccountFileWithDelegates() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
+            let target = "target@test-project.iam.gserviceaccount.com"
+            let delegates = ["projects/-/serviceAccounts/middle@test-project.iam.gserviceaccount.com"]
+            let file = try write([
+                "type": "impersonated_service_account", "delegates": delegates, "quota_project_id": "quota-project",
+                "service_account_impersonation_url": server.url("/iam/v1/projects/-/serviceAccounts/\(target):generateAccessToken").absoluteString,
+                "source_credentials": ["type": "authorized_user", "client_id": AuthFixtures.clientID, "client_secret": AuthFixtures.clientSecret,
+                                       "refresh_token": AuthFixtures.refreshToken, "token_uri": server.url("/token").absoluteString],
+            ])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let authorizer = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"],
+                                                                          environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+            #expect(authorizer is ImpersonatedAuthorizer)
+            #expect(authorizer.quotaProjectID == "quota-project")
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+            }
+            #expect(server.iam.accessTokenCount == 1)
+            #expect(server.iam.lastDelegates == delegates)
+            #expect(server.tokens.refreshCount == 1) // the source's token, once
+        }
+    }
+
+    @Test func impersonationRefusedByIAMIsPermissionDenied() async throws {
+        try await withTestServer { server in
+            let source = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])
+            server.iam.deny("secret@test-project.iam.gserviceaccount.com")
+            let authorizer = try ImpersonatedAuthorizer(source: source, targetPrincipal: "secret@test-project.iam.gserviceaccount.com",
+                                                        scopes: ["notes.read"], iamEndpoint: server.url("/iam"))
+            try await withAuthorized(server, authorizer) { service in
+                await #expect(throws: AuthError.permissionDenied) { try await service.execute(AuthFixtures.protectedNote("x")) }
+            }
+        }
+    }
+
+    // MARK: ID tokens
+
+    @Test func idTokensFromTheMetadataServerAKeyAndImpersonation() async throws {
+        try await withTestServer { server in
+            let audience = "https://hello-abc123-uc.a.run.app"
+            let account = try AuthFixtures.serviceAccount(registeredWith: server)
+            defer { try? FileManager.default.removeItem(at: account.file) }
+            let sources: [IDTokenAuthorizer] = [
+                try IDTokenAuthorizer(audience: audience, source: .metadataServer(MetadataServer(environment: ["GCE_METADATA_HOST": server.metadataHost]))),
+                try ApplicationDefaultCredentials.idTokenAuthorizer(audience: audience, environment: ["GOOGLE_APPLICATION_CREDENTIALS": account.file.path]),
+                try IDTokenAuthorizer(audience: audience, source: .impersonation(
+                    source: MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost]),
+                    targetPrincipal: "invoker@test-project.iam.gserviceaccount.com", iamEndpoint: server.url("/iam"))),
+            ]
+            try await withAuthorized(server, BearerTokenAuthorizer(token: "unused")) { service in
+                for authorizer in sources {
+                    let token = try await authorizer.currentToken(through: service)
+                    let claims = try #require(JWT.base64URLDecode(String(token.value.split(separator: ".")[1])))
+                    let object = try #require(try JSONValue(parsing: claims).objectValue)
+                    #expect(object["aud"]?.stringValue == audience)
+                    let expiry = try #require(token.expiresAt)
+                    #expect(expiry > Date().addingTimeInterval(3000))
+                    // Cached: the second ask makes no request.
+                    #expect(try await authorizer.currentToken(through: service).value == token.value)
+                }
+            }
+            #expect(server.metadata.identityRequestCount == 1)
+            #expect(server.iam.idTokenCount == 1)
+            #expect(server.tokens.idTokensIssued == 3)
+        }
+    }
+
+    @Test func userCredentialsCannotMakeIDTokens() throws {
+        let file = try write(["type": "authorized_user", "client_id": "c", "refresh_token": "r-s3kr1t"])
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(throws: AuthError.unsupportedCredentials) {
+            try ApplicationDefaultCredentials.idTokenAuthorizer(audience: "https://x", environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+        }
+    }
+
+    // MARK: Self-signed JWT
+
+    @Test func selfSignedJWTsMakeNoTokenRoundTrip() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            let account = try TestServiceAccount(email: "signer@test-project.iam.example.com", tokenURL: server.url("/token"))
+            try server.tokens.registerServiceAccount(email: account.email, publicKeyPEM: account.publicKeyPEM)
+            let scoped = try ServiceAccountAuthorizer(key: account.key, scopes: ["notes.read"], selfSignedJWT: .always)
+            let audienced = try ServiceAccountAuthorizer(key: account.key, scopes: [], selfSignedJWT: .always)
+            #expect(scoped.selfSigned && audienced.selfSigned)
+            for authorizer in [scoped, audienced] {
+                try await withAuthorized(server, authorizer) { service in
+                    _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                    _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                }
+            }
+            #expect(server.tokens.requestCount == 0) // no token endpoint round trip at all
+            #expect(server.tokens.selfSignedAccepted == 4)
+            // Automatic: self-signed for Google's token endpoint, the token endpoint otherwise or with a subject.
+            #expect(try !ServiceAccountAuthorizer(key: account.key, scopes: ["s"]).selfSigned)
+            #expect(try ServiceAccountAuthorizer(key: account.key, scopes: ["s"], tokenURL: URL(string: "https://oauth2.googleapis.com/token")!).selfSigned)
+            #expect(try !ServiceAccountAuthorizer(key: account.key, scopes: ["s"], subject: "user@example.com",
+                                                   tokenURL: URL(string: "https://oauth2.googleapis.com/token")!).selfSigned)
+        }
+    }
+}
