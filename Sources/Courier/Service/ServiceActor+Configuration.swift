@@ -67,6 +67,11 @@ extension ServiceActor {
 
         public init() {}
 
+        /// The defaults, with `authorizer`: `ServiceActor(configuration: .init(authorizer: …))`.
+        public init(authorizer: (any Authorizer)?) {
+            self.authorizer = authorizer
+        }
+
         var transportSettings: TransportSettings {
             TransportSettings(timeouts: timeouts, tls: tls, httpVersion: httpVersion, followRedirects: followRedirects,
                               maxRedirects: maxRedirects, automaticDecompression: automaticDecompression,
