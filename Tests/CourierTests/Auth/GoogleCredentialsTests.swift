@@ -8,6 +8,7 @@ import Testing
 /// STS, IAM Credentials, token endpoint), and Application Default Credentials' search order.
 @Suite struct GoogleCredentialsTests {
     /// A service authorized by `authorizer`, against `server`.
+    @discardableResult
     func withAuthorized<T: Sendable>(_ server: TestServer, _ authorizer: any Authorizer,
                                      _ body: (ServiceActor) async throws -> T) async throws -> T {
         var configuration = ServiceActor.Configuration.testing(server.baseURL)

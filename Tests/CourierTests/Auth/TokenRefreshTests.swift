@@ -55,6 +55,39 @@ import Testing
         }
     }
 
+    /// A background refresh that fails (the refresh token was revoked meanwhile) keeps the token
+    /// that still works: queries go on without waiting, and the failure is told, not thrown.
+    @Test func aFailedBackgroundRefreshKeepsTheWorkingToken() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
+            let clock = MovableNow()
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.authorizer = try OAuth2RefreshTokenAuthorizer(
+                clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
+                scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
+            try await withService(configuration: configuration) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+                let failures = LockedValue<[String]>([])
+                let events = service.events
+                let watching = Task {
+                    for await event in events {
+                        if case .credentialsRefreshed(_, _, true, _, let error?) = event { failures.withLock { $0.append(error) } }
+                    }
+                }
+                server.tokens.failNext(.invalidGrant)
+                clock.advance(by: 3500)
+                for _ in 0..<20 { _ = try await service.execute(AuthFixtures.protectedNote("note-0001")) }
+                #expect(await eventually { failures.withLock { $0.count } == 1 })
+                for _ in 0..<20 { _ = try await service.execute(AuthFixtures.protectedNote("note-0001")) } // still the old token
+                await service.shutdown()
+                await watching.value
+                #expect(failures.withLock { $0 }.first?.contains("invalidGrant") == true)
+            }
+            #expect(server.tokens.requestCount >= 2) // the first token, the failed refresh (and any after the backoff)
+        }
+    }
+
     // MARK: The state machine
 
     let start = Date(timeIntervalSince1970: 1_000_000)

@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
@@ -283,6 +284,49 @@ import Testing
         let (error, reached) = try await Self.afterResets(operation, write: false)
         #expect(reached == 3)
         #expect(error is TransportError)
+    }
+
+    /// Credentials renew in the background: with the token inside its refresh margin, the
+    /// operation's requests never wait for it; one background refresh runs, started (and told,
+    /// through the events) under the operation's request ID.
+    @Test(arguments: Operation.allCases)
+    func credentialsRenewWithoutWaiting(_ operation: Operation) async throws {
+        let clock = MovableNow()
+        let authorizer = LockedValue<OAuth2RefreshTokenAuthorizer?>(nil)
+        try await Self.withCell({ configuration, server in
+            server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
+            let made = try? OAuth2RefreshTokenAuthorizer(
+                clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
+                scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
+            authorizer.withLock { $0 = made }
+            configuration.authorizer = made
+        }) { server, service, fileID in
+            _ = try await #require(authorizer.withLock { $0 }).currentToken(through: service) // the first token
+            clock.advance(by: 3600 - 120) // two minutes left: stale
+            let requestID = "renew-\(operation)"
+            let waits = LockedValue(0)
+            let refreshes = LockedValue<[(id: String, background: Bool)]>([])
+            let events = service.events
+            let counting = Task {
+                for await event in events {
+                    switch event {
+                    case .waitedForCredentials: waits.withLock { $0 += 1 }
+                    case .credentialsRefreshed(let id, _, let background, _, _): refreshes.withLock { $0.append((id, background)) }
+                    default: break
+                    }
+                }
+            }
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: requestID)
+            #expect(await eventually { refreshes.withLock { !$0.isEmpty } })
+            await service.shutdown()
+            await counting.value
+            let (waited, done) = (waits.withLock { $0 }, refreshes.withLock { $0 })
+            #expect(waited == 0, "\(operation): \(waited) requests waited for credentials")
+            // Each item of a task-group batch is an operation of its own, with its query's ID.
+            let started = done.first.map { operation == .taskGroupBatch ? !$0.id.isEmpty : $0.id.hasPrefix(requestID) } ?? false
+            #expect(done.count == 1 && done[0].background && started, "\(operation): \(done)")
+            #expect(server.tokens.refreshCount == 2)
+        }
     }
 
     @Test(arguments: Operation.allCases)
