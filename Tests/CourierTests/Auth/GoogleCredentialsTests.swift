@@ -323,4 +323,41 @@ import Testing
                                                    tokenURL: URL(string: "https://oauth2.googleapis.com/token")!).selfSigned)
         }
     }
+
+    // MARK: Secrets
+
+    /// Descriptions and errors of every new credential type show no token, subject token, key or JWT.
+    @Test func descriptionsAndErrorsHoldNoSecret() async throws {
+        try await withTestServer { server in
+            let account = try AuthFixtures.serviceAccount(registeredWith: server)
+            defer { try? FileManager.default.removeItem(at: account.file) }
+            let subject = server.sts.issueSubjectToken()
+            let metadata = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])
+            let federation = try ExternalAccountAuthorizer(configuration: ExternalAccountAuthorizer.Configuration(
+                json: JSONSerialization.data(withJSONObject: [
+                    "type": "external_account", "audience": "//iam.googleapis.com/wrong-pool",
+                    "subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": server.url("/sts/v1/token").absoluteString,
+                    "credential_source": ["url": server.url("/sts/subject-token").absoluteString, "headers": ["Metadata": "true"],
+                                          "format": ["type": "json", "subject_token_field_name": "id_token"]],
+                ])), scopes: [])
+            let authorizers: [any TokenAuthorizer] = [
+                metadata, federation,
+                try ImpersonatedAuthorizer(source: metadata, targetPrincipal: "t@p.iam.gserviceaccount.com", scopes: [], iamEndpoint: server.url("/iam")),
+                try IDTokenAuthorizer(audience: "https://x", source: .serviceAccount(ServiceAccountKey(contentsOf: account.file))),
+                try ServiceAccountAuthorizer(keyFile: account.file, scopes: ["s"], selfSignedJWT: .always),
+            ]
+            var texts: [String] = []
+            try await withAuthorized(server, BearerTokenAuthorizer(token: "unused")) { service in
+                for authorizer in authorizers {
+                    texts.append("\(authorizer)")
+                    do { texts.append("\(try await authorizer.currentToken(through: service))") } catch { texts.append("\(error)") }
+                }
+            }
+            #expect(texts.count == 10)
+            #expect(texts.contains { $0.contains("invalidGrant") }) // the federation's wrong audience, typed
+            for text in texts {
+                #expect(!text.contains("s3kr1t") && !text.contains(subject) && !text.contains("eyJ") && !text.contains("PRIVATE KEY"), "\(text)")
+            }
+        }
+    }
 }
