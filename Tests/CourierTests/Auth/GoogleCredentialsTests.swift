@@ -315,6 +315,10 @@ import Testing
                 }
             }
             #expect(server.tokens.requestCount == 0) // no token endpoint round trip at all
+            // Outside a request (another credential's IAM call, say) a scope-less one is a cloud-platform token.
+            let direct = try await audienced.currentToken()
+            let claims = try JSONValue(parsing: #require(JWT.base64URLDecode(String(direct.value.split(separator: ".")[1])))).objectValue
+            #expect(claims?["scope"]?.stringValue == "https://www.googleapis.com/auth/cloud-platform")
             #expect(server.tokens.selfSignedAccepted == 4)
             // Automatic: self-signed for Google's token endpoint, the token endpoint otherwise or with a subject.
             #expect(try !ServiceAccountAuthorizer(key: account.key, scopes: ["s"]).selfSigned)

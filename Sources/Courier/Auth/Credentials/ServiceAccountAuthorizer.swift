@@ -40,8 +40,12 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
     public let selfSigned: Bool
     private let refresh: TokenRefresh
     private let now: @Sendable () -> Date
-    private let endpointCache: TokenCache?
-    /// Self-signed tokens without scopes are per API (`aud` = its root URL): one cache each.
+    /// The token for `scopes` (self-signed or from the endpoint). Self-signed without scopes, it
+    /// is a `cloud-platform` token for uses outside a request (another credential's IAM call).
+    private let scopedCache: TokenCache
+    /// Self-signed without scopes, requests carry a token per API (`aud` = its root URL).
+    private let perAudience: Bool
+    /// Those tokens, one cache per API root.
     private let audienceCaches = LockedValue<[String: TokenCache]>([:])
 
     /// Reads a service-account key file (JSON, as the Cloud console downloads it).
@@ -81,16 +85,16 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
         guard !selfSigned || subject == nil else {
             throw AuthError(.invalidCredentials, message: "domain-wide delegation (subject) needs the token endpoint, not a self-signed JWT")
         }
-        if selfSigned && !scopes.isEmpty {
-            let claims: JSONObject = ["sub": .string(key.clientEmail), "scope": .string(scopes.joined(separator: " "))]
-            endpointCache = TokenCache(source: "service_account_jwt", refresh: refresh, now: now) { _ in
-                try Self.selfSignedToken(key: key, claims: claims, scopes: scopes, at: now())
+        perAudience = selfSigned && scopes.isEmpty
+        if selfSigned {
+            let tokenScopes = scopes.isEmpty ? [GoogleScopes.cloudPlatform] : scopes
+            let claims: JSONObject = ["sub": .string(key.clientEmail), "scope": .string(tokenScopes.joined(separator: " "))]
+            scopedCache = TokenCache(source: "service_account_jwt", refresh: refresh, now: now) { _ in
+                try Self.selfSignedToken(key: key, claims: claims, scopes: tokenScopes, at: now())
             }
-        } else if selfSigned {
-            endpointCache = nil // per audience, made on first use
         } else {
             let endpoint = try TokenEndpoint(url: audience)
-            endpointCache = TokenCache(source: "service_account", refresh: refresh, now: now) { service in
+            scopedCache = TokenCache(source: "service_account", refresh: refresh, now: now) { service in
                 var claims: JSONObject = ["scope": .string(scopes.joined(separator: " ")), "aud": .string(audience.absoluteString)]
                 if let subject { claims["sub"] = .string(subject) }
                 let assertion = try key.signedJWT(claims: claims, at: now())
@@ -106,10 +110,7 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
     }
 
     public func token(context: AuthorizationContext?) async throws -> AccessToken {
-        guard let endpointCache else {
-            throw AuthError(.invalidCredentials, message: "a self-signed JWT without scopes is made per API: authorize a request")
-        }
-        return try await endpointCache.token(context: context)
+        try await scopedCache.token(context: context)
     }
 
     /// Self-signed JWTs without scopes name the API they are for (`aud`), so they are made per
@@ -123,12 +124,7 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
     }
 
     private func authorize(_ request: inout HTTPRequest, context: AuthorizationContext?) async throws {
-        let token: AccessToken
-        if let endpointCache {
-            token = try await endpointCache.token(context: context)
-        } else {
-            token = try await audienceCache(for: request.url).token(context: context)
-        }
+        let token = try await (perAudience ? audienceCache(for: request.url) : scopedCache).token(context: context)
         request.headers["Authorization"] = "Bearer \(token.value)"
         if let quotaProjectID, request.headers["x-goog-user-project"] == nil {
             request.headers["x-goog-user-project"] = quotaProjectID
@@ -150,7 +146,7 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
     }
 
     public func invalidateToken(_ value: String?) async {
-        endpointCache?.invalidate(rejected: value)
+        scopedCache.invalidate(rejected: value)
         for cache in audienceCaches.withLock({ Array($0.values) }) { cache.invalidate(rejected: value) }
     }
 
