@@ -317,7 +317,7 @@ import Testing
                 }
             }
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: requestID)
-            #expect(await eventually { refreshes.withLock { !$0.isEmpty } })
+            #expect(await eventually { refreshes.withLock { $0.contains { $0.background } } })
             await service.shutdown()
             await counting.value
             let (waited, done) = (waits.withLock { $0 }, refreshes.withLock { $0 })

@@ -92,10 +92,11 @@ final class TokenCache: Sendable {
                 defer { state.waiters.removeAll() }
                 return Array(state.waiters.values)
             }
-            for waiter in waiters { waiter.resume(with: result) }
+            // Told before the waiters go on, so a subscriber sees the refresh before what follows it.
             let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
             context?.reportRefresh(source: source, background: background,
                                    duration: RequestPipeline.elapsed(since: started), error: error)
+            for waiter in waiters { waiter.resume(with: result) }
         }
     }
 
