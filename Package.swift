@@ -127,9 +127,11 @@ let package = Package(
             dependencies: ["Courier", "CourierTestServer"],
             path: "Tests/CourierTestHelper"
         ),
+        // The test process's own set-up, before main: SIGPIPE ignored (Tests/CTestProcess/process.c).
+        .target(name: "CTestProcess", path: "Tests/CTestProcess"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI",
+            dependencies: ["CTestProcess", "Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI",
                            "CourierGenerator", "GoogleStorage", "GoogleTasks", "GoldenNotes", "CourierSync",
                            .product(name: "MetricsTestKit", package: "swift-metrics"),
                            .product(name: "Subprocess", package: "swift-subprocess"),

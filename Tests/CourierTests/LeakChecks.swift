@@ -23,7 +23,6 @@ func withService<Result>(
     _ body: (ServiceActor) async throws -> Result
 ) async throws -> Result {
     LeakCheck.installExitCheck()
-    suiteIgnoresSIGPIPE
     var service: ServiceActor? = try ServiceActor(configuration: configuration)
     let outcome: Swift.Result<Result, any Error>
     do { outcome = .success(try await body(service!)) } catch { outcome = .failure(error) }

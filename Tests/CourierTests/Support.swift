@@ -153,13 +153,6 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
     }
 }
 
-/// The suite's process ignores SIGPIPE, as a server process does: a write to a pipe or socket
-/// whose reader has gone must fail with EPIPE, not kill every test at once. (Courier's own writes
-/// run on its loop thread, which blocks SIGPIPE; a CI run under ThreadSanitizer was once killed
-/// by a SIGPIPE from elsewhere in the test process after the move to swift-subprocess.)
-let suiteIgnoresSIGPIPE: Void = {
-    signal(SIGPIPE, SIG_IGN)
-}()
 
 /// Runs a child process to completion; returns its exit status (the signal's number if a
 /// signal ended it) and stdout. What it printed is kept in the suite's log (``SuiteLog``) unless
@@ -169,7 +162,6 @@ let suiteIgnoresSIGPIPE: Void = {
 /// and crashed this suite about one run in five (swiftlang/swift-corelibs-foundation#5472).
 func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600, record: Bool = true,
                 environment: [String: String]? = nil) async throws -> (status: Int32, output: Data, error: String) {
-    suiteIgnoresSIGPIPE
     var overrides: [Environment.Key: String?] = [:]
     for (name, value) in environment ?? [:] { overrides[Environment.Key(stringLiteral: name)] = value }
     let result = try await Subprocess.run(
@@ -186,7 +178,6 @@ func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600,
 @discardableResult
 func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [String],
                          _ body: (_ pid: pid_t) async throws -> T) async throws -> (value: T, status: TerminationStatus) {
-    suiteIgnoresSIGPIPE
     let result = try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments),
                                           input: .none, output: .discarded, error: .discarded) { execution in
         let outcome: Result<T, any Error>
