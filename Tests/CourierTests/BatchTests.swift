@@ -83,7 +83,8 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
             strict.failFast = true
             let started = ContinuousClock.now
             let cut = try await service.batch(strict)
-            #expect(ContinuousClock.now - started < .seconds(20))
+            // No sibling ran to its end (each takes 30 s): the cut, whatever the machine's load.
+            #expect(ContinuousClock.now - started < .seconds(30))
             #expect(cut.results.count == 11)
             #expect(cut.failures.values.contains { $0 is CancellationError })
             #expect(cut.successes.isEmpty)

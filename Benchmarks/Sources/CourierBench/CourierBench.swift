@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierTestServer
 import Foundation
+import Synchronization
 
 @main
 struct CourierBench: AsyncParsableCommand {
@@ -41,16 +42,25 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Connections per host.") var connections = 64
     @Option(help: "Slow requests held open during the run (long polls), to a different URL.") var background = 0
     @Option(help: "The URL of the background requests.") var backgroundURL: String?
+    @Flag(help: "Skip TLS certificate checks (a self-signed test server).") var insecure = false
+    @Option(help: "1.1 | 2: HTTP/1.1 only, or HTTP/2 where TLS offers it (then multiplexed on --connections).")
+    var httpVersion = "1.1"
+    @Option(help: "Send exactly this many requests, with no warm-up, instead of running for --duration (for instruction counts).")
+    var requests: Int?
 
     func run() async throws {
         guard let target = URL(string: url) else { throw ValidationError("bad --url") }
         switch client {
         case "courier": try await runCourier(target)
-        case "ahc": try await AHCLoad.run(url: url, concurrency: concurrency, connections: connections, duration: duration)
-        case "urlsession": try await URLSessionLoad.run(url: target, concurrency: concurrency, connections: connections, duration: duration)
+        case "ahc":
+            try await AHCLoad.run(url: url, concurrency: concurrency, connections: connections, work: work,
+                                  insecure: insecure, http2: httpVersion == "2")
+        case "urlsession": try await URLSessionLoad.run(url: target, concurrency: concurrency, connections: connections, work: work)
         default: throw ValidationError("--client: courier, ahc or urlsession")
         }
     }
+
+    private var work: ClosedLoop.Work { requests.map { .requests($0) } ?? .seconds(duration) }
 
     private func runCourier(_ target: URL) async throws {
         var configuration = ServiceActor.Configuration()
@@ -59,6 +69,8 @@ struct Load: AsyncParsableCommand {
         configuration.limits.maxConcurrentTransfers = max(1024, background + concurrency)
         configuration.loopBackend = backend == "multipoll" ? .multiPoll : .epoll
         configuration.automaticDecompression = false
+        configuration.httpVersion = httpVersion == "2" ? .http2 : .http1_1
+        if insecure { configuration.tls.verifyPeer = false }
         let request = HTTPRequest(url: target)
         try await withService(configuration: configuration) { service in
             let slow = backgroundURL.map { HTTPRequest(url: URL(string: $0)!) }
@@ -72,22 +84,34 @@ struct Load: AsyncParsableCommand {
             }
             if executor == "loop" {
                 try await withTaskExecutorPreference(service.executor) {
-                    try await ClosedLoop.measure(concurrency: concurrency, duration: duration, send)
+                    try await ClosedLoop.measure(concurrency: concurrency, work: work, send)
                 }
             } else {
-                try await ClosedLoop.measure(concurrency: concurrency, duration: duration, send)
+                try await ClosedLoop.measure(concurrency: concurrency, work: work, send)
             }
         }
     }
 }
 
 /// N tasks, each sending its next request when the last completes: 1 s of warm-up, then the
-/// measured window. Prints the line `make bench` parses.
+/// measured window; or exactly N requests with no warm-up. Prints the line `make bench` parses.
 enum ClosedLoop {
-    static func measure(concurrency: Int, duration: Double, _ send: @escaping @Sendable () async throws -> Void) async throws {
-        _ = try await drive(concurrency: concurrency, seconds: 1, send) // connections, handles, caches
+    enum Work {
+        case seconds(Double)
+        /// A fixed amount of work, for counts that must not depend on speed (instructions).
+        case requests(Int)
+    }
+
+    static func measure(concurrency: Int, work: Work, _ send: @escaping @Sendable () async throws -> Void) async throws {
+        if case .seconds = work {
+            _ = try await drive(concurrency: concurrency, seconds: 1, send) // connections, handles, caches
+        }
         let before = Usage.now()
-        let count = try await drive(concurrency: concurrency, seconds: duration, send)
+        let count: Int
+        switch work {
+        case .seconds(let seconds): count = try await drive(concurrency: concurrency, seconds: seconds, send)
+        case .requests(let total): count = try await drive(concurrency: concurrency, requests: total, send)
+        }
         let after = Usage.now()
         let wall = after.wall - before.wall
         let cpu = (after.cpu - before.cpu) / Double(count) * 1e6
@@ -111,6 +135,29 @@ enum ClosedLoop {
             return try await group.reduce(0, +)
         }
     }
+
+    /// Exactly `requests` sends, `concurrency` at a time.
+    static func drive(concurrency: Int, requests: Int, _ send: @escaping @Sendable () async throws -> Void) async throws -> Int {
+        let issued = IssuedCount()
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<min(concurrency, requests) {
+                group.addTask {
+                    var done = 0
+                    while issued.value.wrappingAdd(1, ordering: .relaxed).oldValue < requests {
+                        try await send()
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+}
+
+/// Requests handed out so far, shared by the closed loop's tasks.
+final class IssuedCount: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// Wall time, process CPU time (user + system) and peak RSS.

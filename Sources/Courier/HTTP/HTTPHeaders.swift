@@ -15,13 +15,40 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         }
     }
 
-    @usableFromInline var fields: [Field]
+    /// Fields as strings, or a response's fields as they arrived, read on demand
+    /// (``ReceivedHeaderBlock``). Any change turns the latter into the former.
+    private enum Storage: Sendable {
+        case fields([Field])
+        case received(ReceivedHeaderBlock)
+    }
 
-    public init() { fields = [] }
+    private var storage: Storage
+
+    var fields: [Field] {
+        get {
+            switch storage {
+            case .fields(let fields): fields
+            case .received(let block): block.fields
+            }
+        }
+        _modify {
+            var fields = self.fields
+            storage = .fields([]) // so `fields` is the only reference while it changes
+            defer { storage = .fields(fields) }
+            yield &fields
+        }
+    }
+
+    public init() { storage = .fields([]) }
 
     public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+        storage = .fields(pairs.map { Field(name: $0.0, value: $0.1) })
     }
+
+    init(received block: ReceivedHeaderBlock) { storage = .received(block) }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
@@ -29,7 +56,10 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     /// The first value for `name`, compared case-insensitively; setting replaces every field of that name.
     public subscript(name: String) -> String? {
-        get { fields.first { HTTPSyntax.namesEqual($0.name, name) }?.value }
+        get {
+            if case .received(let block) = storage { return block.spans(named: name).first.map(block.value(of:)) }
+            return fields.first { HTTPSyntax.namesEqual($0.name, name) }?.value
+        }
         set {
             if let newValue { replaceOrAdd(name: name, value: newValue) } else { remove(name: name) }
         }
@@ -37,11 +67,13 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.lazy.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
+        if case .received(let block) = storage { return block.spans(named: name).map(block.value(of:)) }
+        return fields.lazy.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
     }
 
     public func contains(_ name: String) -> Bool {
-        fields.contains { HTTPSyntax.namesEqual($0.name, name) }
+        if case .received(let block) = storage { return !block.spans(named: name).isEmpty }
+        return fields.contains { HTTPSyntax.namesEqual($0.name, name) }
     }
 
     /// Appends a field, keeping any earlier one with the same name.
@@ -72,8 +104,14 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         fields.removeAll { HTTPSyntax.namesEqual($0.name, name) }
     }
 
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
+    public var count: Int {
+        switch storage {
+        case .fields(let fields): fields.count
+        case .received(let block): block.spans.count
+        }
+    }
+
+    public var isEmpty: Bool { count == 0 }
 
     /// The first field that cannot be sent, if any.
     func firstInvalidField() -> Field? {

@@ -42,19 +42,7 @@ public struct HTTPRequest: Sendable {
     /// URL is absolute http(s), and no header carries CR, LF or NUL. ``ServiceActor/send(_:options:)``
     /// calls it; call it yourself to reject bad input early (a load test's scenario file).
     public func validate() throws(TransportError) {
-        guard method.isValidToken else {
-            throw TransportError(.invalidRequest, message: "invalid method \(method.rawValue.debugDescription)")
-        }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty
-        else {
-            throw TransportError(.invalidRequest, message: "only absolute http and https URLs can be sent",
-                                 url: url.absoluteString)
-        }
-        if let field = headers.firstInvalidField() {
-            throw TransportError(.invalidRequest,
-                                 message: "header \(field.name.debugDescription) has a name or value that cannot be sent (CR, LF, NUL or a non-token name)")
-        }
+        _ = try validatedTarget()
     }
 }
 

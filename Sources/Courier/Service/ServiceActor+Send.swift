@@ -92,9 +92,9 @@ extension ServiceActor {
     private func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?) async throws
         -> HTTPResponse
     {
-        try request.validate()
+        let target = try request.validatedTarget()
         try checkRunning()
-        let transfer = Transfer(id: makeTransferID(), request: request, delivery: delivery, sink: nil,
+        let transfer = Transfer(id: makeTransferID(), request: request, target: target, delivery: delivery, sink: nil,
                                 timeouts: timeouts(for: request), multi: multi)
         transfer.fileOutput = file
         return try await withTaskCancellationHandler {
@@ -109,10 +109,10 @@ extension ServiceActor {
 
     /// One exchange that returns at the response head.
     func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
-        try request.validate()
+        let target = try request.validatedTarget()
         try checkRunning()
         let buffer = ResponseBodyBuffer()
-        let transfer = Transfer(id: makeTransferID(), request: request,
+        let transfer = Transfer(id: makeTransferID(), request: request, target: target,
                                 delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10),
                                 sink: nil, timeouts: timeouts(for: request), multi: multi)
         let bound = LoopBound(transfer)

@@ -6,13 +6,13 @@ import DequeModule
 /// Waiting transfers hold no easy handle (libcurl allocates ~20 KiB per handle), which is
 /// what lets 10,000 queries be in flight with little memory. Keying by host stops one slow
 /// host from blocking the others. A pure value type, tested without IO.
-struct AdmissionQueue<Element> {
+struct AdmissionQueue<Element, Key: Hashable> {
     let perKeyLimit: Int
     let totalLimit: Int
 
     private(set) var runningTotal = 0
-    private var running: [String: Int] = [:]
-    private var waiting: [String: Deque<(sequence: UInt64, element: Element)>] = [:]
+    private var running: [Key: Int] = [:]
+    private var waiting: [Key: Deque<(sequence: UInt64, element: Element)>] = [:]
     private var nextSequence: UInt64 = 0
     private(set) var waitingCount = 0
 
@@ -22,7 +22,7 @@ struct AdmissionQueue<Element> {
     }
 
     /// Returns true when `element` may run now (and counts it as running); otherwise queues it.
-    mutating func admit(_ element: Element, key: String) -> Bool {
+    mutating func admit(_ element: Element, key: Key) -> Bool {
         if runningTotal < totalLimit, running[key, default: 0] < perKeyLimit, waiting[key] == nil {
             markRunning(key)
             return true
@@ -34,16 +34,16 @@ struct AdmissionQueue<Element> {
     }
 
     /// A running element under `key` ended.
-    mutating func release(key: String) {
+    mutating func release(key: Key) {
         runningTotal -= 1
         let count = running[key, default: 1] - 1
         running[key] = count == 0 ? nil : count
     }
 
     /// The oldest waiting element that may run now, counted as running; nil when none may.
-    mutating func nextAdmissible() -> (element: Element, key: String)? {
+    mutating func nextAdmissible() -> (element: Element, key: Key)? {
         guard runningTotal < totalLimit, waitingCount > 0 else { return nil }
-        var best: (key: String, sequence: UInt64)?
+        var best: (key: Key, sequence: UInt64)?
         for (key, queue) in waiting where running[key, default: 0] < perKeyLimit {
             if let head = queue.first, best == nil || head.sequence < best!.sequence {
                 best = (key, head.sequence)
@@ -65,7 +65,7 @@ struct AdmissionQueue<Element> {
         return all
     }
 
-    private mutating func markRunning(_ key: String) {
+    private mutating func markRunning(_ key: Key) {
         runningTotal += 1
         running[key, default: 0] += 1
     }

@@ -11,7 +11,7 @@ final class CurlMulti {
     let handle: UnsafeMutableRawPointer
     let settings: TransportSettings
     var pool: EasyHandlePool
-    var admission: AdmissionQueue<Transfer>
+    var admission: AdmissionQueue<Transfer, HostKey>
     private(set) var driver: (any LoopDriver)!
     unowned(unsafe) var loop: CurlEventLoop!
 
@@ -30,6 +30,11 @@ final class CurlMulti {
     private var closed = false
 
     var logger: Logger { settings.logger }
+
+    /// The header list of a request without headers of its own: just the User-Agent (nil when
+    /// there is none). Shared by every such transfer, freed with the multi handle.
+    private(set) lazy var defaultHeaderList: UnsafeMutablePointer<curl_slist>? =
+        settings.userAgent.isEmpty ? nil : curl_slist_append(nil, "User-Agent: \(settings.userAgent)")
 
     init(settings: TransportSettings, limits: ConnectionLimits, backend: LoopBackend) throws(TransportError) {
         guard CurlGlobal.initialized, let handle = curl_multi_init() else {
@@ -247,6 +252,8 @@ final class CurlMulti {
         driver.close()
         curl_multi_cleanup(handle)
         pool.drain()
+        if let list = defaultHeaderList { curl_slist_free_all(list) } // no handle points at it any more
+        defaultHeaderList = nil
     }
 
     /// Sockets curl opened that are still open: the same descriptor with the same inode.

@@ -67,26 +67,28 @@ extension Transfer {
         }
         if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            receivedHeaders = HTTPHeaders() // a new response (after a redirect, a 100 or a proxy's CONNECT)
+            receivedHeaders.reset() // a new response (after a redirect, a 100 or a proxy's CONNECT)
             receivedHeadEnded = false
             responseSinceRequest = true
             return
         }
         guard !receivedHeadEnded else { return }
         if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
-            receivedHeaders.appendToLastValue(Self.trimmed(line, 0, end)) // obsolete line folding
+            receivedHeaders.continueLastValue(Self.trimmed(line, 0, end)) // obsolete line folding
             return
         }
-        guard let colon = line[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
+        var colon = 0
+        while colon < end, line[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon < end else { return }
         receivedHeaders.add(name: Self.trimmed(line, 0, colon), value: Self.trimmed(line, colon + 1, end))
     }
 
-    private static func trimmed(_ line: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> String {
+    private static func trimmed(_ line: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
         var start = start
         var end = end
         while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
         while end > start, line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        return UnsafeRawBufferPointer(rebasing: line[start..<end])
     }
 
     /// Body bytes from curl; returning less than `bytes.count` aborts the transfer.

@@ -10,18 +10,15 @@ extension Transfer {
     /// pool, and the multi's settings are fixed for its life.
     struct ReuseProfile: Equatable {
         var timeouts: Timeouts
-        var hasUserAgentHeader: Bool
         var isHTTPS: Bool
     }
 
     /// Sets every option for this request: only the per-request ones when the handle still
     /// holds a plain GET's options of the same profile, all of them on a reset handle otherwise.
     func configure(_ handle: EasyHandle) throws(TransportError) {
-        let hasUserAgentHeader = request.headers.contains { HTTPSyntax.namesEqual($0.name, "User-Agent") }
         // Only a plain GET (no body, no file, no custom method) leaves options worth keeping.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
-            ? ReuseProfile(timeouts: timeouts, hasUserAgentHeader: hasUserAgentHeader,
-                           isHTTPS: request.url.scheme?.lowercased() == "https")
+            ? ReuseProfile(timeouts: timeouts, isHTTPS: isHTTPS)
             : nil
         if let kept = handle.profile {
             if kept == profile {
@@ -30,7 +27,7 @@ extension Transfer {
             }
             handle.reset()
         }
-        try configureEverything(handle, hasUserAgentHeader: hasUserAgentHeader)
+        try configureEverything(handle)
         handle.profile = profile
     }
 
@@ -38,19 +35,19 @@ extension Transfer {
     private func configurePerRequest(_ handle: EasyHandle) throws(TransportError) {
         let unretained = Unmanaged.passUnretained(self).toOpaque()
         handle.errorBuffer[0] = 0
-        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.set(CURLOPT_URL, urlString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
         try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
-        try configureHeaders(handle, userAgent: nil) // the kept user agent still stands
+        try configureHeaders(handle)
     }
 
-    private func configureEverything(_ handle: EasyHandle, hasUserAgentHeader: Bool) throws(TransportError) {
+    private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
         let settings = multi.settings
         let unretained = Unmanaged.passUnretained(self).toOpaque()
 
-        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.set(CURLOPT_URL, urlString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)
@@ -65,7 +62,7 @@ extension Transfer {
         try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
 
         try configureMethodAndBody(handle)
-        try configureHeaders(handle, userAgent: hasUserAgentHeader ? nil : settings.userAgent)
+        try configureHeaders(handle)
         try configureTimeouts(handle)
 
         if settings.followRedirects {
@@ -84,7 +81,7 @@ extension Transfer {
             // Waiting to multiplex pays only where ALPN tells soon whether it can. On plain http
             // curl would learn "no" from the first response, so a slow first request (a long
             // poll) would hold every other request to that host behind it.
-            if request.url.scheme?.lowercased() == "https" { try handle.set(CURLOPT_PIPEWAIT, true) }
+            if isHTTPS { try handle.set(CURLOPT_PIPEWAIT, true) }
         case .http2PriorKnowledge:
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try handle.set(CURLOPT_PIPEWAIT, true)
@@ -142,23 +139,37 @@ extension Transfer {
         }
     }
 
-    /// The request's header list, and `userAgent` unless nil (the request names its own, or a
-    /// reused handle still has it).
-    private func configureHeaders(_ handle: EasyHandle, userAgent: String?) throws(TransportError) {
+    /// The request's header list, with the service's User-Agent unless the request names its own.
+    ///
+    /// The User-Agent travels in the list, not as `CURLOPT_USERAGENT`: libcurl formats that option
+    /// into a header anew for every request and then formats the header again into the request,
+    /// a byte at a time each (about 9,000 instructions per request for Courier's; callgrind,
+    /// Docs/Performance.md). A request without headers of its own shares the multi handle's
+    /// ready-made list, so it builds none.
+    private func configureHeaders(_ handle: EasyHandle) throws(TransportError) {
+        let expectsBody = !request.body.isEmpty || request.method == .put || request.method == .patch
         var list: UnsafeMutablePointer<curl_slist>?
-        for field in request.headers {
-            // "Name;" is curl's spelling for a header with an empty value ("Name:" would delete it).
-            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
-            list = curl_slist_append(list, line)
+        if request.headers.isEmpty && !expectsBody {
+            list = multi.defaultHeaderList // owned by the multi handle: headerList stays nil
+        } else {
+            var namesUserAgent = false
+            for field in request.headers {
+                // "Name;" is curl's spelling for a header with an empty value ("Name:" would delete it).
+                let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+                list = curl_slist_append(list, line)
+                namesUserAgent = namesUserAgent || HTTPSyntax.namesEqual(field.name, "User-Agent")
+            }
+            if !namesUserAgent, !multi.settings.userAgent.isEmpty {
+                list = curl_slist_append(list, "User-Agent: \(multi.settings.userAgent)")
+            }
+            if expectsBody {
+                // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).
+                list = curl_slist_append(list, "Expect:")
+            }
+            headerList = list
         }
-        if !request.body.isEmpty || request.method == .put || request.method == .patch {
-            // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).
-            list = curl_slist_append(list, "Expect:")
-        }
-        headerList = list
         // Always set, nil included: a reused handle still points at its last transfer's freed list.
         try handle.set(CURLOPT_HTTPHEADER, pointer: list)
-        if let userAgent, !userAgent.isEmpty { try handle.set(CURLOPT_USERAGENT, userAgent) }
     }
 
     private func configureTimeouts(_ handle: EasyHandle) throws(TransportError) {
@@ -170,7 +181,7 @@ extension Transfer {
     }
 
     private func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {
-        guard request.url.scheme?.lowercased() == "https" || tls != TLSConfiguration() else { return }
+        guard isHTTPS || tls != TLSConfiguration() else { return }
         try handle.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer)
         try handle.set(CURLOPT_SSL_VERIFYHOST, tls.verifyPeer ? 2 : 0)
         if let path = tls.caBundlePath { try handle.set(CURLOPT_CAINFO, path) }

@@ -10,7 +10,7 @@ extension Transfer {
         var versionCode = 0
         courier_easy_getinfo_long(easy.raw, CURLINFO_HTTP_VERSION, &versionCode)
 
-        let headers = receivedHeaders // collected by the header callback
+        let headers = receivedHeaders.headers // collected by the header callback
 
         var url = request.url
         var redirects = 0

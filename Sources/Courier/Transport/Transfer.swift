@@ -16,7 +16,10 @@ final class Transfer {
 
     let id: UInt64
     let request: HTTPRequest
-    let hostKey: String
+    let hostKey: HostKey
+    /// The URL string curl gets, read once (see ``RequestTarget``).
+    let urlString: String
+    let isHTTPS: Bool
     let timeouts: Timeouts
     unowned let multi: CurlMulti
     var machine: TransferStateMachine
@@ -35,7 +38,7 @@ final class Transfer {
     // Response state.
     var status = 0
     /// The last response's header fields so far (see `headerCallback`).
-    var receivedHeaders = HTTPHeaders()
+    var receivedHeaders = ReceivedHeaderCollector()
     var receivedHeadEnded = false
     var head: HTTPResponseHead?
     var body = Data()
@@ -52,11 +55,13 @@ final class Transfer {
     var progress = TransferProgress()
     var reportedProgressAt: Int64 = 0
 
-    init(id: UInt64, request: HTTPRequest, delivery: TransferStateMachine.Delivery, sink: Sink?,
+    init(id: UInt64, request: HTTPRequest, target: RequestTarget, delivery: TransferStateMachine.Delivery, sink: Sink?,
          timeouts: Timeouts, multi: CurlMulti) {
         self.id = id
         self.request = request
-        self.hostKey = Transfer.hostKey(for: request.url)
+        hostKey = target.hostKey
+        urlString = target.url
+        isHTTPS = target.isHTTPS
         self.machine = TransferStateMachine(delivery: delivery)
         self.sink = sink
         self.timeouts = timeouts
@@ -67,11 +72,6 @@ final class Transfer {
     #if DEBUG
     deinit { LiveObjects.destroyed(.transfer) }
     #endif
-
-    static func hostKey(for url: URL) -> String {
-        let scheme = url.scheme ?? "http"
-        return "\(scheme)://\(url.host ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
-    }
 
     // MARK: Start
 

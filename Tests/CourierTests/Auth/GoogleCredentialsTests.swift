@@ -81,7 +81,8 @@ import Testing
             server.metadata.failNext(.slow(milliseconds: 1500))
             let detection = await MetadataServer(environment: ["GCE_METADATA_HOST": server.metadataHost]).detect()
             #expect(detection.available)
-            #expect(server.metadata.probeCount == 2) // the first try timed out after 1 s
+            // The first try timed out after 1 s; a loaded machine may need another before the answer.
+            #expect(server.metadata.probeCount >= 2)
         }
     }
 

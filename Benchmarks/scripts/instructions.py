@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Instructions per request, Courier against C on libcurl multi: the noise-free figure.
+
+Requests per second move ±30% between runs on the shared 2-core machine, and hardware counters
+are not available (`perf stat -e instructions`: not supported). Valgrind counts every
+instruction a process executes, on every thread, whatever the load on the machine:
+
+    instructions per request = (I(N2) - I(N1)) / (N2 - N1)
+
+for runs of the same client with N1 < N2 requests (start-up, connection set-up and shutdown
+cancel out). Each client runs under `valgrind --tool=callgrind` against nginx on loopback, at
+three sizes; the figure is the median of the three pairwise slopes. The counts are exact, but
+not all of a client's work is per request: timers and idle wake-ups follow the wall clock,
+which valgrind stretches fifty-fold and the machine's load stretches further, so a single pair
+can be off by a few percent (the three slopes and their spread are printed).
+
+Two things stood between valgrind 3.19 and Courier's binaries (Docs/Performance.md):
+- every Swift program with an async main crashes valgrind at its end: libdispatch parks the
+  main thread in sigsuspend with a read-only mask, which valgrind writes to
+  (valgrind-sigsuspend.c beside this file is preloaded to hand it a writable copy);
+- valgrind's DWARF reader gives up on the DWARF 5 forms in Swift's debug info ("unhandled
+  dwarf2 abbrev form code 0x25", then "I can't recover"), so each binary runs from a copy
+  without debug sections (its symbols stay, so the annotated profiles keep function names).
+
+Usage: instructions.py (or `make instructions`); also run by `make bench`.
+INSTRUCTIONS_REQUESTS="2000,4000,6000" sets the sizes; INSTRUCTIONS_PROFILE=1 also writes callgrind_annotate
+tables per client to bench-results/.
+"""
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import bench  # noqa: E402  (nginx, binaries, paths)
+
+SIZES = [int(n) for n in os.environ.get("INSTRUCTIONS_REQUESTS", "2000,4000,6000").split(",")]
+VG = os.path.join(bench.WORK, "valgrind")
+SHIM = os.path.join(VG, "valgrind-sigsuspend.so")
+COLLECTED = re.compile(r"Collected : (\d+)")
+ERRORS = re.compile(r"errors\W+(\d+)")
+
+
+def prepare():
+    """The shim, and copies of the Swift binaries without debug sections."""
+    os.makedirs(VG, exist_ok=True)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", SHIM,
+                    os.path.join(os.path.dirname(__file__), "valgrind-sigsuspend.c")], check=True)
+    copies = {}
+    for name, path in (("CourierBench", bench.BENCH), ("courier", bench.COURIER)):
+        copy = os.path.join(VG, name)
+        subprocess.run(["objcopy", "--strip-debug", path, copy], check=True)
+        copies[name] = copy
+    return copies
+
+
+def clients(copies, url, in_flight):
+    """(label, argv for a run of n requests)."""
+    bench_argv = lambda client, executor: lambda n: [
+        copies["CourierBench"], "load", "--url", url, "-c", str(in_flight), "--connections", str(in_flight),
+        "--client", client, "--executor", executor, "--requests", str(n)]
+    return [
+        ("C libcurl multi", lambda n: [bench.CURL_C, url, str(in_flight), "0", f"requests={n}"]),
+        ("Courier (loop executor)", bench_argv("courier", "loop")),
+        ("Courier (default executor)", bench_argv("courier", "default")),
+        ("courier load", lambda n: [copies["courier"], "load", url, "-c", str(in_flight), "-n", str(n), "--json"]),
+        ("AsyncHTTPClient", bench_argv("ahc", "loop")),
+    ]
+
+
+def count(argv, out_file):
+    """Instructions executed by the whole process (every thread), as callgrind counts them."""
+    env = dict(os.environ, LD_PRELOAD=SHIM)
+    process = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", *argv],
+                             capture_output=True, text=True, env=env)
+    match = COLLECTED.search(process.stderr)
+    if process.returncode != 0 or not match:
+        raise RuntimeError(f"{' '.join(argv)} under callgrind failed ({process.returncode}): {process.stderr[-2000:]}")
+    errors = ERRORS.search(process.stdout)
+    if errors and int(errors.group(1)):
+        raise RuntimeError(f"{' '.join(argv)} saw {errors.group(1)} errors: {process.stdout[-500:]}")
+    return int(match.group(1))
+
+
+def measure(url, depths=(64,), profile=False):
+    """{(label, in flight): instructions per request}; the slopes go to the log."""
+    copies = prepare()
+    results = {}
+    work = tempfile.mkdtemp(prefix="courier-callgrind-")
+    try:
+        for in_flight in depths:
+            for label, argv in clients(copies, url, in_flight):
+                bench.log(f"instructions: {label}, {in_flight} in flight ({', '.join(map(str, SIZES))} requests under callgrind)")
+                counts = []
+                for size in SIZES:
+                    out_file = os.path.join(work, f"{size}.out")
+                    counts.append((size, count(argv(size), out_file)))
+                    if profile and size == SIZES[-1]:
+                        annotate(out_file, label, in_flight)
+                slopes = [(b - a) / (m - n) for i, (n, a) in enumerate(counts) for (m, b) in counts[i + 1:]]
+                results[(label, in_flight)] = statistics.median(slopes)
+                bench.log("  slopes: " + ", ".join(f"{slope:,.0f}" for slope in slopes))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def annotate(out_file, label, in_flight):
+    """Where the instructions go: callgrind_annotate's inclusive table, kept in bench-results/."""
+    os.makedirs(os.path.join(bench.ROOT, "bench-results"), exist_ok=True)
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    table = subprocess.run(["callgrind_annotate", "--inclusive=yes", out_file], capture_output=True, text=True).stdout
+    with open(os.path.join(bench.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}.txt"), "w") as f:
+        f.write(table)
+
+
+def table(results):
+    lines = [f"Instructions per request (callgrind, every thread; median slope over {', '.join(map(str, SIZES))} requests):", "",
+             "| client | in flight | instructions/request | vs C |", "|---|---:|---:|---:|"]
+    for (label, in_flight), value in results.items():
+        c = results.get(("C libcurl multi", in_flight))
+        lines.append(f"| {label} | {in_flight} | {value:,.0f} | {value / c:.2f}× |" if c else
+                     f"| {label} | {in_flight} | {value:,.0f} | |")
+    return "\n".join(lines)
+
+
+def main():
+    if not shutil.which("valgrind"):
+        raise SystemExit("valgrind is not installed (make instructions installs it)")
+    bench.build()
+    nginx, prefix = bench.start_nginx()
+    try:
+        results = measure(bench.URL, profile=bool(os.environ.get("INSTRUCTIONS_PROFILE")))
+    finally:
+        nginx.terminate()
+        nginx.wait()
+        shutil.rmtree(prefix, ignore_errors=True)
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
