@@ -150,7 +150,9 @@ import Testing
             let cancelled = ContinuousClock.now
             run.cancel()
             let result = try await run.value
-            #expect(ContinuousClock.now - cancelled < .seconds(5))
+            // Well short of the 60 s the run would take: ended by the cancellation (0.3 s alone;
+            // a loaded suite stretches it).
+            #expect(ContinuousClock.now - cancelled < .seconds(20))
             #expect(result.requests > 0)
             #expect(result.errors == 0) // requests cut short are not failures
             #expect(result.durationSeconds < 30)
