@@ -73,7 +73,7 @@ final class CurlMulti {
         liveTransfers += 1
         transfer.submitted = true
         registry[transfer.id] = transfer
-        if admission.admit(transfer, key: transfer.hostKey) {
+        if admission.admit(transfer, key: transfer.target.hostKey) {
             transfer.admitted = true
             transfer.start()
         }
@@ -175,7 +175,7 @@ final class CurlMulti {
             transfer.submitted = false
             resolved(transfer)
             completedTransfers += 1
-            admission.release(key: transfer.hostKey)
+            admission.release(key: transfer.target.hostKey)
             if !closed { admitWaiting() }
         }
     }

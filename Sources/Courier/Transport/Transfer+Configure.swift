@@ -18,7 +18,7 @@ extension Transfer {
     func configure(_ handle: EasyHandle) throws(TransportError) {
         // Only a plain GET (no body, no file, no custom method) leaves options worth keeping.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
-            ? ReuseProfile(timeouts: timeouts, isHTTPS: isHTTPS)
+            ? ReuseProfile(timeouts: timeouts, isHTTPS: target.isHTTPS)
             : nil
         if let kept = handle.profile {
             if kept == profile {
@@ -35,7 +35,7 @@ extension Transfer {
     private func configurePerRequest(_ handle: EasyHandle) throws(TransportError) {
         let unretained = Unmanaged.passUnretained(self).toOpaque()
         handle.errorBuffer[0] = 0
-        try handle.set(CURLOPT_URL, urlString)
+        try handle.set(CURLOPT_URL, target.url)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
@@ -47,7 +47,7 @@ extension Transfer {
         let settings = multi.settings
         let unretained = Unmanaged.passUnretained(self).toOpaque()
 
-        try handle.set(CURLOPT_URL, urlString)
+        try handle.set(CURLOPT_URL, target.url)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)
@@ -81,7 +81,7 @@ extension Transfer {
             // Waiting to multiplex pays only where ALPN tells soon whether it can. On plain http
             // curl would learn "no" from the first response, so a slow first request (a long
             // poll) would hold every other request to that host behind it.
-            if isHTTPS { try handle.set(CURLOPT_PIPEWAIT, true) }
+            if target.isHTTPS { try handle.set(CURLOPT_PIPEWAIT, true) }
         case .http2PriorKnowledge:
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try handle.set(CURLOPT_PIPEWAIT, true)
@@ -181,7 +181,7 @@ extension Transfer {
     }
 
     private func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {
-        guard isHTTPS || tls != TLSConfiguration() else { return }
+        guard target.isHTTPS || tls != TLSConfiguration() else { return }
         try handle.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer)
         try handle.set(CURLOPT_SSL_VERIFYHOST, tls.verifyPeer ? 2 : 0)
         if let path = tls.caBundlePath { try handle.set(CURLOPT_CAINFO, path) }

@@ -16,10 +16,8 @@ final class Transfer {
 
     let id: UInt64
     let request: HTTPRequest
-    let hostKey: HostKey
-    /// The URL string curl gets, read once (see ``RequestTarget``).
-    let urlString: String
-    let isHTTPS: Bool
+    /// The URL as the transport needs it, read once (see ``RequestTarget``).
+    let target: RequestTarget
     let timeouts: Timeouts
     unowned let multi: CurlMulti
     var machine: TransferStateMachine
@@ -59,9 +57,7 @@ final class Transfer {
          timeouts: Timeouts, multi: CurlMulti) {
         self.id = id
         self.request = request
-        hostKey = target.hostKey
-        urlString = target.url
-        isHTTPS = target.isHTTPS
+        self.target = target
         self.machine = TransferStateMachine(delivery: delivery)
         self.sink = sink
         self.timeouts = timeouts
