@@ -54,13 +54,18 @@ struct ReceivedHeaderCollector {
     private var spans: [ReceivedHeaderBlock.Span] = []
     /// Obsolete line folding met: the fields are kept as strings from then on.
     private var folded: HTTPHeaders?
+    /// The blank line that ends the head arrived: later lines are trailers, not kept.
+    private(set) var headEnded = false
 
     /// Starts over: a new response (after a redirect, a `100 Continue` or a proxy's CONNECT).
     mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         spans.removeAll(keepingCapacity: true)
         folded = nil
+        headEnded = false
     }
+
+    mutating func endHead() { headEnded = true }
 
     /// One field; `name` and `value` are already trimmed.
     mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {

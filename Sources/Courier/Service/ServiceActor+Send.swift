@@ -136,7 +136,7 @@ extension ServiceActor {
         if Task.isCancelled {
             transfer.cancel(with: CancellationError())
         } else {
-            multi.submit(transfer)
+            transfer.submit()
         }
     }
 

@@ -120,7 +120,7 @@ public final class CurlEventLoop: @unchecked Sendable {
             }
             multi.driver.wait(blocking: mayBlock, until: multi.nextSweep)
             if mayBlock { inbox.withLock { $0.sleeping = false } }
-            multi.driver.dispatch()
+            if multi.driver.dispatch() { multi.processCompletions() }
             multi.sweepIdleTransfers()
         }
         retire()

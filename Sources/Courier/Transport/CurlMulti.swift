@@ -12,7 +12,7 @@ final class CurlMulti {
     let settings: TransportSettings
     var pool: EasyHandlePool
     var admission: AdmissionQueue<Transfer, HostKey>
-    private(set) var driver: (any LoopDriver)!
+    let driver: any LoopDriver
     unowned(unsafe) var loop: CurlEventLoop!
 
     /// Every unresolved transfer, by id: for shutdown and cancelling by request id.
@@ -45,6 +45,15 @@ final class CurlMulti {
         pool = EasyHandlePool(capacity: limits.maxConcurrentTransfers)
         admission = AdmissionQueue(perKeyLimit: limits.maxConcurrentTransfersPerHost,
                                    totalLimit: limits.maxConcurrentTransfers)
+        do {
+            switch backend {
+            case .epoll: driver = try EpollDriver(multiHandle: handle)
+            case .multiPoll: driver = MultiPollDriver(multiHandle: handle)
+            }
+        } catch {
+            curl_multi_cleanup(handle)
+            throw error
+        }
         // Counted once fully initialized: a throw after this point still runs deinit.
         LiveObjects.created(.multi)
         courier_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
@@ -52,15 +61,6 @@ final class CurlMulti {
         // Keep enough idle connections cached to serve the per-host limit across a few hosts.
         courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
         courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        do {
-            switch backend {
-            case .epoll: driver = try EpollDriver(multi: self)
-            case .multiPoll: driver = MultiPollDriver(multi: self)
-            }
-        } catch {
-            curl_multi_cleanup(handle)
-            throw error
-        }
     }
 
     #if DEBUG
@@ -69,44 +69,41 @@ final class CurlMulti {
 
     // MARK: Admission
 
-    func submit(_ transfer: Transfer) {
+    /// A submitted transfer: registered, then started now if a slot is free, else queued.
+    func enqueue(_ transfer: Transfer) {
         liveTransfers += 1
-        transfer.submitted = true
         registry[transfer.id] = transfer
         if admission.admit(transfer, key: transfer.target.hostKey) {
-            transfer.admitted = true
-            transfer.start()
+            _ = transfer.start()
         }
     }
 
     private func admitWaiting() {
-        guard !admitting else { return } // a start() that failed re-enters through release()
+        guard !admitting else { return } // a start() that failed re-enters through resolved(_:_:)
         admitting = true
         defer { admitting = false }
         while let (transfer, key) = admission.nextAdmissible() {
-            if transfer.machine.isFinished {
-                admission.release(key: key) // cancelled while it waited; already resolved
-                continue
-            }
-            transfer.admitted = true
-            transfer.start()
+            // Cancelled while it waited (already resolved): the slot goes to the next one.
+            if !transfer.start() { admission.release(key: key) }
         }
     }
 
-    /// A queued transfer was cancelled; it stays in the queue, skipped when its turn comes.
-    func transferLeftQueue(_ transfer: Transfer) {
-        guard transfer.submitted else { return }
-        transfer.submitted = false
-        resolved(transfer)
-    }
-
-    private func resolved(_ transfer: Transfer) {
-        liveTransfers -= 1
-        registry[transfer.id] = nil
-        if liveTransfers == 0, !idleWaiters.isEmpty {
-            let waiters = idleWaiters
-            idleWaiters = []
-            for waiter in waiters { waiter.resume() }
+    /// A transfer resolved: gives back what its state machine says it held. A cancelled waiting
+    /// transfer stays in the admission queue, skipped when its turn comes.
+    func resolved(_ transfer: Transfer, _ release: TransferStateMachine.Release) {
+        if release.leaveRegistry {
+            liveTransfers -= 1
+            registry[transfer.id] = nil
+            if liveTransfers == 0, !idleWaiters.isEmpty {
+                let waiters = idleWaiters
+                idleWaiters = []
+                for waiter in waiters { waiter.resume() }
+            }
+        }
+        if release.returnSlot {
+            completedTransfers += 1
+            admission.release(key: transfer.target.hostKey)
+            if !closed { admitWaiting() }
         }
     }
 
@@ -117,14 +114,13 @@ final class CurlMulti {
 
     // MARK: Attaching
 
-    func attach(_ transfer: Transfer) throws(TransportError) {
-        guard let easy = transfer.easy else { return }
+    /// Hands `easy` to curl; the multi handle keeps `transfer` alive until ``detach(_:_:)``.
+    func attach(_ transfer: Transfer, _ easy: EasyHandle) throws(TransportError) {
         let code = curl_multi_add_handle(handle, easy.raw)
         guard code == CURLM_OK else {
             throw TransportError(.unknown, message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")
         }
-        _ = Unmanaged.passRetained(transfer) // balanced in release(_:)
-        transfer.attached = true
+        _ = Unmanaged.passRetained(transfer) // balanced in detach(_:_:)
         if let idle = transfer.timeouts.idle {
             let now = MonotonicClock.nanoseconds()
             transfer.lastActivity = now
@@ -142,7 +138,7 @@ final class CurlMulti {
         guard now >= due else { return }
         nextSweep = nil
         var watching = false
-        for transfer in Array(registry.values) where transfer.attached {
+        for transfer in Array(registry.values) where transfer.machine.isAttached {
             guard let idle = transfer.timeouts.idle else { continue }
             let limit = UInt64(clamping: idle.milliseconds) * 1_000_000
             if now - transfer.lastActivity >= limit {
@@ -155,29 +151,19 @@ final class CurlMulti {
         if watching { nextSweep = now + sweepInterval }
     }
 
-    /// Takes back the handle and the admission slot of a transfer that resolved.
-    func release(_ transfer: Transfer) {
-        if transfer.attached, let easy = transfer.easy {
-            transfer.attached = false
-            curl_multi_remove_handle(handle, easy.raw)
-            Unmanaged.passUnretained(transfer).release()
-        }
-        if let easy = transfer.easy {
-            transfer.easy = nil
-            // libcurl (7.88) counts its silent re-sends per handle, gives up after five, and
-            // clears the count only in curl_easy_reset: a kept handle would fail the sixth
-            // request that ever met a kept-alive connection the server had closed.
-            if transfer.curlResent { easy.profile = nil }
-            pool.recycle(easy)
-        }
-        if transfer.admitted {
-            transfer.admitted = false
-            transfer.submitted = false
-            resolved(transfer)
-            completedTransfers += 1
-            admission.release(key: transfer.target.hostKey)
-            if !closed { admitWaiting() }
-        }
+    /// Takes `easy` back from curl and drops the retain taken in ``attach(_:_:)``.
+    func detach(_ transfer: Transfer, _ easy: EasyHandle) {
+        curl_multi_remove_handle(handle, easy.raw)
+        Unmanaged.passUnretained(transfer).release()
+    }
+
+    /// Returns a handle to the pool; `reset` forgets its options first.
+    func recycle(_ easy: EasyHandle, reset: Bool) {
+        // libcurl (7.88) counts its silent re-sends per handle, gives up after five, and
+        // clears the count only in curl_easy_reset: a kept handle would fail the sixth
+        // request that ever met a kept-alive connection the server had closed.
+        if reset { easy.profile = nil }
+        pool.recycle(easy)
     }
 
     // MARK: Driving curl

@@ -7,7 +7,7 @@ import Glibc
 /// (`CURLMOPT_TIMERFUNCTION`); we call `curl_multi_socket_action` only for sockets that are
 /// ready. Work per loop turn is proportional to activity, not to the number of transfers.
 final class EpollDriver: LoopDriver {
-    private unowned let multi: CurlMulti
+    private let multiHandle: UnsafeMutableRawPointer
     private let epollDescriptor: Int32
     private let eventDescriptor: Int32
     /// Events registered with the kernel per descriptor (0: none), indexed by fd.
@@ -20,8 +20,8 @@ final class EpollDriver: LoopDriver {
 
     let waker: LoopWaker
 
-    init(multi: CurlMulti) throws(TransportError) {
-        self.multi = multi
+    init(multiHandle: UnsafeMutableRawPointer) throws(TransportError) {
+        self.multiHandle = multiHandle
         epollDescriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         eventDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         waker = LoopWaker(eventDescriptor: eventDescriptor, multiAddress: 0)
@@ -34,17 +34,17 @@ final class EpollDriver: LoopDriver {
             throw TransportError(.unknown, message: "epoll/eventfd setup failed: errno \(errno)")
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        courier_multi_setopt_socket_cb(multi.handle) { _, descriptor, what, userp, _ in
+        courier_multi_setopt_socket_cb(multiHandle) { _, descriptor, what, userp, _ in
             Unmanaged<EpollDriver>.fromOpaque(userp!).takeUnretainedValue().watch(descriptor, what)
             return 0
         }
-        courier_multi_setopt_ptr(multi.handle, CURLMOPT_SOCKETDATA, me)
-        courier_multi_setopt_timer_cb(multi.handle) { _, timeout, userp in
+        courier_multi_setopt_ptr(multiHandle, CURLMOPT_SOCKETDATA, me)
+        courier_multi_setopt_timer_cb(multiHandle) { _, timeout, userp in
             let driver = Unmanaged<EpollDriver>.fromOpaque(userp!).takeUnretainedValue()
             driver.timerDeadline = timeout < 0 ? nil : MonotonicClock.nanoseconds() + UInt64(timeout) * 1_000_000
             return 0
         }
-        courier_multi_setopt_ptr(multi.handle, CURLMOPT_TIMERDATA, me)
+        courier_multi_setopt_ptr(multiHandle, CURLMOPT_TIMERDATA, me)
     }
 
     /// curl's request to watch (or stop watching) a socket.
@@ -113,7 +113,7 @@ final class EpollDriver: LoopDriver {
         readyCount = courier_epoll_wait(epollDescriptor, events, 256, timeout)
     }
 
-    func dispatch() {
+    func dispatch() -> Bool {
         var acted = false
         for index in 0..<Int(max(0, readyCount)) {
             let event = events[index]
@@ -129,16 +129,16 @@ final class EpollDriver: LoopDriver {
             if event.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
             if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
             if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
-            curl_multi_socket_action(multi.handle, event.fd, mask, &runningHandles)
+            curl_multi_socket_action(multiHandle, event.fd, mask, &runningHandles)
             acted = true
         }
         readyCount = 0
         if let deadline = timerDeadline, MonotonicClock.nanoseconds() >= deadline {
             timerDeadline = nil // the callback may set a new one during the action
-            curl_multi_socket_action(multi.handle, courier_socket_timeout, 0, &runningHandles)
+            curl_multi_socket_action(multiHandle, courier_socket_timeout, 0, &runningHandles)
             acted = true
         }
-        if acted { multi.processCompletions() }
+        return acted
     }
 
     func close() {

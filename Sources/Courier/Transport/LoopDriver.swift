@@ -5,10 +5,11 @@ protocol LoopDriver: AnyObject {
     /// Waits in the kernel for socket readiness, curl's timer, `until` (a deadline of Courier's
     /// own) or a wake-up; returns at once when not `blocking`. The only call that sleeps.
     func wait(blocking: Bool, until: UInt64?)
-    /// Lets curl act on what ``wait(blocking:until:)`` found and resolves finished transfers.
-    /// Runs after the loop has marked itself awake, so the jobs it enqueues cost no wake-up.
-    func dispatch()
-    /// Interrupts a blocking ``poll(blocking:)`` from any thread.
+    /// Lets curl act on what ``wait(blocking:until:)`` found; returns whether curl acted, and so
+    /// may have finished transfers. Runs after the loop has marked itself awake, so the jobs
+    /// that completions enqueue cost no wake-up.
+    func dispatch() -> Bool
+    /// Interrupts a blocking ``wait(blocking:until:)`` from any thread.
     var waker: LoopWaker { get }
     /// Curl opened or closed `descriptor`: drop what the driver remembers of an earlier socket with that number.
     func forget(_ descriptor: Int32)

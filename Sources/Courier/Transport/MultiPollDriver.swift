@@ -5,13 +5,13 @@ import CCurl
 /// Simpler than the socket interface, but `curl_multi_perform` visits every transfer on each
 /// turn. Kept for the measured comparison in `Docs/Architecture.md`.
 final class MultiPollDriver: LoopDriver {
-    private unowned let multi: CurlMulti
+    private let multiHandle: UnsafeMutableRawPointer
     private var runningHandles: Int32 = 0
     let waker: LoopWaker
 
-    init(multi: CurlMulti) {
-        self.multi = multi
-        waker = LoopWaker(eventDescriptor: -1, multiAddress: UInt(bitPattern: multi.handle))
+    init(multiHandle: UnsafeMutableRawPointer) {
+        self.multiHandle = multiHandle
+        waker = LoopWaker(eventDescriptor: -1, multiAddress: UInt(bitPattern: multiHandle))
     }
 
     func wait(blocking: Bool, until: UInt64?) {
@@ -22,13 +22,13 @@ final class MultiPollDriver: LoopDriver {
                 let now = MonotonicClock.nanoseconds()
                 timeout = until <= now ? 0 : min(timeout, Int32(clamping: (until - now + 999_999) / 1_000_000))
             }
-            curl_multi_poll(multi.handle, nil, 0, timeout, nil)
+            curl_multi_poll(multiHandle, nil, 0, timeout, nil)
         }
     }
 
-    func dispatch() {
-        curl_multi_perform(multi.handle, &runningHandles)
-        multi.processCompletions()
+    func dispatch() -> Bool {
+        curl_multi_perform(multiHandle, &runningHandles)
+        return true
     }
 
     func forget(_ descriptor: Int32) {}

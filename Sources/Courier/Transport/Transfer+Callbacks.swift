@@ -36,24 +36,11 @@ extension Transfer {
         return transfer.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
     }
 
-    /// Refuses curl's silent re-send. When a kept-alive connection dies before any answer, curl
-    /// sends the request again on a fresh one ("Connection died, retrying a fresh connect"),
-    /// although the server may have received and acted on it. A second request without a
-    /// response in between is that re-send (a redirect follows a response); for a request that
-    /// is not idempotent it is aborted, and the caller gets a typed `connectionLost`; an
-    /// idempotent one goes out again, and its handle is reset afterwards (see `CurlMulti.release`).
+    /// Refuses curl's silent re-send of a request that is not idempotent (see
+    /// ``TransferStateMachine/requestWillBeSent(idempotent:url:)``): the caller gets a typed
+    /// `connectionLost`. An idempotent one goes out again, and its handle is reset afterwards.
     func requestWillBeSent() -> Bool {
-        defer {
-            requestsStarted += 1
-            responseSinceRequest = false
-        }
-        guard requestsStarted > 0, !responseSinceRequest else { return true }
-        curlResent = true
-        if request.isIdempotent { return true }
-        machine.abort(TransportError(.connectionLost, message: "the kept-alive connection closed before any response; "
-                                         + "the request may have reached the server and is not idempotent, so it is not re-sent",
-                                     url: request.url.absoluteString))
-        return false
+        machine.requestWillBeSent(idempotent: request.isIdempotent, url: request.url.absoluteString)
     }
 
     /// Collects the last response's header fields. Reading them here costs a fraction of
@@ -62,17 +49,16 @@ extension Transfer {
         var end = line.count
         while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         guard end > 0 else { // the blank line that ends a head: later lines are trailers
-            receivedHeadEnded = true
+            receivedHeaders.endHead()
             return
         }
         if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             receivedHeaders.reset() // a new response (after a redirect, a 100 or a proxy's CONNECT)
-            receivedHeadEnded = false
-            responseSinceRequest = true
+            machine.responseBegan()
             return
         }
-        guard !receivedHeadEnded else { return }
+        guard !receivedHeaders.headEnded else { return }
         if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
             receivedHeaders.continueLastValue(Self.trimmed(line, 0, end)) // obsolete line folding
             return

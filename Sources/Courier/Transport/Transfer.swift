@@ -37,18 +37,11 @@ final class Transfer {
     var status = 0
     /// The last response's header fields so far (see `headerCallback`).
     var receivedHeaders = ReceivedHeaderCollector()
-    var receivedHeadEnded = false
     var head: HTTPResponseHead?
     var body = Data()
     let startedAt = MonotonicClock.nanoseconds()
     /// When a byte last moved either way; the idle timeout counts from here.
     var lastActivity: UInt64 = 0
-    /// Requests curl began to send (the prerequest callback), and whether a response began
-    /// since the last one: together they tell a redirect from curl's silent re-send on a fresh
-    /// connection (see `requestWillBeSent`), which sets `curlResent`.
-    var requestsStarted = 0
-    var responseSinceRequest = false
-    var curlResent = false
     /// Body bytes moved so far, and when progress was last reported.
     var progress = TransferProgress()
     var reportedProgressAt: Int64 = 0
@@ -71,25 +64,30 @@ final class Transfer {
 
     // MARK: Start
 
-    /// Set by the multi handle: admitted counts against the limits, attached means curl has the handle.
-    var submitted = false
-    var admitted = false
-    var attached = false
+    /// Hands the transfer to the multi handle's admission; nothing if it is already resolved.
+    func submit() {
+        guard machine.submit() else { return }
+        multi.enqueue(self)
+    }
 
-    /// Called when admitted: takes a handle and hands it to curl, or resolves with the setup error.
-    func start() {
-        guard machine.start() == .attach else { return }
+    /// Called by the multi handle with an admission slot: takes a handle and hands it to curl,
+    /// or resolves with the setup error. Returns false, holding no slot, when the transfer was
+    /// resolved while it waited.
+    func start() -> Bool {
+        guard machine.start() == .attach else { return false }
         do {
             guard let handle = multi.pool.take() else {
                 throw TransportError(.unknown, message: "curl_easy_init failed")
             }
             easy = handle
             try configure(handle)
-            try multi.attach(self)
+            try multi.attach(self, handle)
+            machine.attached()
             multi.logger.trace("transfer started", metadata: ["id": "\(id)", "request": "\(request)"])
         } catch {
             cancel(with: error)
         }
+        return true
     }
 
     // MARK: Completion
@@ -99,13 +97,13 @@ final class Transfer {
         let curlError: TransportError? = result == CURLE_OK ? nil
             : TransportError(curl: result, detail: easy?.errorDetail ?? "", url: request.url.absoluteString)
         switch machine.finish(curlError) {
-        case .succeed(let deliverHead):
+        case .succeed(let deliverHead, let release):
             let head = head ?? readHead()
             if head.isSuccess, let fileOutput, let error = fileOutput.finish() {
-                resolve(failing: error, headDelivered: !deliverHead)
+                resolve(failing: error, headDelivered: !deliverHead, requestStarted: true, release: release)
                 return
             }
-            release()
+            giveBack(release)
             if request.progress != nil { reportProgress() } // the final count
             log(status: head.status)
             switch sink {
@@ -118,22 +116,23 @@ final class Transfer {
                 break
             }
             sink = nil
-        case .fail(let error, let headDelivered):
-            resolve(failing: error, headDelivered: headDelivered)
+        case .fail(let error, let headDelivered, let requestStarted, let release):
+            resolve(failing: error, headDelivered: headDelivered, requestStarted: requestStarted, release: release)
         case .none:
             break
         }
     }
 
-    private func resolve(failing error: any Error, headDelivered: Bool) {
+    private func resolve(failing error: any Error, headDelivered: Bool, requestStarted: Bool,
+                         release: TransferStateMachine.Release) {
         var error = error
         // Tracked for non-idempotent requests only: there "never handed to a connection" makes
         // a failure safe to retry whatever the method.
-        if !request.isIdempotent, requestsStarted == 0, var transportError = error as? TransportError {
+        if !request.isIdempotent, !requestStarted, var transportError = error as? TransportError {
             transportError.requestMayHaveBeenSent = false
             error = transportError
         }
-        release()
+        giveBack(release)
         multi.logger.trace("transfer failed", metadata: ["id": "\(id)", "error": "\(error)"])
         deliver(error, headDelivered: headDelivered)
     }
@@ -166,15 +165,12 @@ final class Transfer {
 
     // MARK: Cancellation
 
-    /// Cancels at once: a queued transfer never gets a handle; a running one leaves the multi handle now.
+    /// Cancels at once: a waiting transfer never gets a handle; a running one leaves the multi handle now.
     func cancel(with error: any Error) {
         assertOnLoop()
         switch machine.cancel() {
-        case .failQueued:
-            multi.transferLeftQueue(self)
-            deliver(error, headDelivered: false)
-        case .detachAndFail(let headDelivered):
-            release()
+        case .fail(let headDelivered, _, let release):
+            giveBack(release)
             multi.logger.trace("transfer cancelled", metadata: ["id": "\(id)"])
             deliver(error, headDelivered: headDelivered)
         case .none:
@@ -182,9 +178,14 @@ final class Transfer {
         }
     }
 
-    /// Returns every curl and file resource and the admission slot; safe to call more than once.
-    private func release() {
-        multi.release(self)
+    /// Returns what the state machine says the transfer holds; called once, when it resolves.
+    private func giveBack(_ release: TransferStateMachine.Release) {
+        if let easy {
+            self.easy = nil
+            if release.detachHandle { multi.detach(self, easy) }
+            multi.recycle(easy, reset: release.resetHandle)
+        }
+        multi.resolved(self, release)
         if let list = headerList {
             curl_slist_free_all(list)
             headerList = nil
@@ -209,7 +210,7 @@ final class Transfer {
         if let send { mask = send ? mask | Int(courier_pause_send) : mask & ~Int(courier_pause_send) }
         // Only a handle curl still holds: after shutdown a consumer may still drain the buffer,
         // and pausing a detached handle would reach a multi handle that is gone.
-        guard mask != pauseMask, attached, let easy else { return }
+        guard mask != pauseMask, machine.isAttached, let easy else { return }
         pauseMask = mask
         // May call the write/read callbacks synchronously: no state mutation is in progress here.
         curl_easy_pause(easy.raw, Int32(mask))

@@ -17,15 +17,19 @@ struct TransferStateMachine: Sendable {
     }
 
     enum State: Sendable, Equatable {
-        /// Created, waiting for admission; holds no curl handle.
-        case queued
-        /// Attached to the multi handle.
+        /// Created; not yet handed to the multi handle.
+        case created
+        /// Handed to the multi handle, waiting in the admission queue; holds no slot and no curl handle.
+        case waiting
+        /// Holds an admission slot and, once ``attached()``, a handle curl drives.
         case running(Running)
-        /// Resolved: the caller has its result and the handle is gone.
+        /// Resolved: the caller has its result and every resource went back.
         case finished
     }
 
     struct Running: Sendable, Equatable {
+        /// curl holds the handle (`curl_multi_add_handle` succeeded).
+        var attached = false
         var headDelivered = false
         var bodyToFile = false
         var receivedBytes = 0
@@ -34,16 +38,44 @@ struct TransferStateMachine: Sendable {
         var receivePaused = false
         /// Set when the shell must abort the transfer from a callback; wins over curl's own result.
         var abortReason: TransportError?
+        /// Requests curl began to send, and whether a response began since the last one: together
+        /// they tell a redirect from curl's silent re-send on a fresh connection (``requestWillBeSent(idempotent:)``).
+        var requestsStarted = 0
+        var responseSinceRequest = false
+        /// curl re-sent on this handle: the handle must be reset before reuse (see ``Release``).
+        var curlResent = false
+    }
+
+    /// What a resolving transfer gives back, decided here so the shell never reads flags to find out.
+    struct Release: Sendable, Equatable {
+        /// It was handed to the multi handle: leave the registry and the live count.
+        var leaveRegistry = false
+        /// It held an admission slot: return it and admit the next waiting transfer.
+        var returnSlot = false
+        /// curl holds the handle: `curl_multi_remove_handle` and drop the multi handle's retain.
+        var detachHandle = false
+        /// The handle met curl's silent re-send: reset it before the pool hands it out again
+        /// (libcurl counts re-sends per handle and gives up after five).
+        var resetHandle = false
+
+        static let nothing = Release()
     }
 
     let delivery: Delivery
-    private(set) var state: State = .queued
+    private(set) var state: State = .created
 
     init(delivery: Delivery) {
         self.delivery = delivery
     }
 
-    // MARK: Start
+    // MARK: Admission and start
+
+    /// Handed to the multi handle; false when already resolved (cancelled before submission).
+    mutating func submit() -> Bool {
+        guard case .created = state else { return false }
+        state = .waiting
+        return true
+    }
 
     enum StartAction: Equatable {
         /// Configure a handle and add it to the multi handle.
@@ -52,10 +84,55 @@ struct TransferStateMachine: Sendable {
         case none
     }
 
+    /// Admitted: it holds a slot from now on.
     mutating func start() -> StartAction {
-        guard case .queued = state else { return .none }
+        guard case .waiting = state else { return .none }
         state = .running(Running())
         return .attach
+    }
+
+    /// curl took the handle.
+    mutating func attached() {
+        guard case .running(var running) = state else { return }
+        running.attached = true
+        state = .running(running)
+    }
+
+    var isAttached: Bool {
+        if case .running(let running) = state { return running.attached }
+        return false
+    }
+
+    // MARK: Requests curl sends (the prerequest callback) and responses it receives
+
+    /// curl is about to send the request on a connection. A second request without a response
+    /// in between is curl's silent re-send on a fresh connection (a redirect follows a
+    /// response): the server may have acted on the first, so it is refused unless `idempotent`.
+    /// Returns whether the request may go out; `url` names it in the error (read only if refused).
+    mutating func requestWillBeSent(idempotent: Bool, url: @autoclosure () -> String) -> Bool {
+        guard case .running(var running) = state else { return false }
+        defer { state = .running(running) }
+        let resend = running.requestsStarted > 0 && !running.responseSinceRequest
+        running.requestsStarted += 1
+        running.responseSinceRequest = false
+        guard resend else { return true }
+        running.curlResent = true
+        if idempotent { return true }
+        if running.abortReason == nil {
+            running.abortReason = TransportError(
+                .connectionLost,
+                message: "the kept-alive connection closed before any response; the request may have reached "
+                    + "the server and is not idempotent, so it is not re-sent",
+                url: url())
+        }
+        return false
+    }
+
+    /// A response head began (a status line arrived).
+    mutating func responseBegan() {
+        guard case .running(var running) = state else { return }
+        running.responseSinceRequest = true
+        state = .running(running)
     }
 
     // MARK: Body bytes from curl's write callback
@@ -129,10 +206,11 @@ struct TransferStateMachine: Sendable {
     // MARK: Completion
 
     enum FinishAction: Equatable {
-        /// Detach the handle and resolve with the response (`deliverHead`: the head was never handed out).
-        case succeed(deliverHead: Bool)
-        /// Detach the handle and resolve with `error` (`headDelivered`: a streaming consumer must see it as a body error).
-        case fail(TransportError, headDelivered: Bool)
+        /// Give back `release`, then resolve with the response (`deliverHead`: the head was never handed out).
+        case succeed(deliverHead: Bool, release: Release)
+        /// Give back `release`, then resolve with `error` (`headDelivered`: a streaming consumer
+        /// must see it as a body error; `requestStarted`: curl began to send the request).
+        case fail(TransportError, headDelivered: Bool, requestStarted: Bool, release: Release)
         case none
     }
 
@@ -140,29 +218,41 @@ struct TransferStateMachine: Sendable {
     mutating func finish(_ error: TransportError?) -> FinishAction {
         guard case .running(let running) = state else { return .none }
         state = .finished
-        if let reason = running.abortReason { return .fail(reason, headDelivered: running.headDelivered) }
-        if let error { return .fail(error, headDelivered: running.headDelivered) }
-        return .succeed(deliverHead: !running.headDelivered)
+        let release = Self.release(running)
+        if let reason = running.abortReason ?? error {
+            return .fail(reason, headDelivered: running.headDelivered, requestStarted: running.requestsStarted > 0,
+                         release: release)
+        }
+        return .succeed(deliverHead: !running.headDelivered, release: release)
+    }
+
+    private static func release(_ running: Running) -> Release {
+        Release(leaveRegistry: true, returnSlot: true, detachHandle: running.attached, resetHandle: running.curlResent)
     }
 
     // MARK: Cancellation
 
     enum CancelAction: Equatable {
-        /// Resolve with the error; nothing to detach.
-        case failQueued
-        /// Remove the handle from the multi handle at once, then resolve with the error.
-        case detachAndFail(headDelivered: Bool)
+        /// Give back `release`, then resolve with the error.
+        case fail(headDelivered: Bool, requestStarted: Bool, release: Release)
         case none
     }
 
+    /// Cancels at once, whatever the transfer holds: a waiting one never gets a handle, a running
+    /// one leaves the multi handle now. Also how a failed setup ends.
     mutating func cancel() -> CancelAction {
         switch state {
-        case .queued:
+        case .created:
             state = .finished
-            return .failQueued
+            return .fail(headDelivered: false, requestStarted: false, release: .nothing)
+        case .waiting:
+            state = .finished
+            // The admission queue still holds it; it is skipped when its turn comes.
+            return .fail(headDelivered: false, requestStarted: false, release: Release(leaveRegistry: true))
         case .running(let running):
             state = .finished
-            return .detachAndFail(headDelivered: running.headDelivered)
+            return .fail(headDelivered: running.headDelivered, requestStarted: running.requestsStarted > 0,
+                         release: Self.release(running))
         case .finished:
             return .none
         }
