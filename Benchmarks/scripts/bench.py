@@ -61,6 +61,9 @@ def start_nginx():
     assert len(body) == 1024
     with open(os.path.join(prefix, "data.json"), "w") as f:
         f.write(body)
+    os.makedirs(os.path.join(prefix, "json"))  # the same file where the ordo-one suite asks for it
+    with open(os.path.join(prefix, "json", "1024"), "w") as f:
+        f.write(body)
     # A self-signed certificate: every client skips verification, which costs only at the handshake.
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-keyout", os.path.join(prefix, "key.pem"), "-out", os.path.join(prefix, "cert.pem")],

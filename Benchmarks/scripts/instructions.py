@@ -23,7 +23,8 @@ Two things stood between valgrind 3.19 and Courier's binaries (Docs/Performance.
   without debug sections (its symbols stay, so the annotated profiles keep function names).
 
 Usage: instructions.py (or `make instructions`); also run by `make bench`.
-INSTRUCTIONS_REQUESTS="2000,4000,6000" sets the sizes; INSTRUCTIONS_PROFILE=1 also writes callgrind_annotate
+INSTRUCTIONS_REQUESTS="2000,4000,6000" sets the sizes; INSTRUCTIONS_ONLY="executor" keeps the clients
+whose label contains one of the comma-separated words (and C); INSTRUCTIONS_PROFILE=1 also writes callgrind_annotate
 tables per client to bench-results/.
 """
 import os
@@ -38,6 +39,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import bench  # noqa: E402  (nginx, binaries, paths)
 
 SIZES = [int(n) for n in os.environ.get("INSTRUCTIONS_REQUESTS", "2000,4000,6000").split(",")]
+# Clients whose label contains one of these words (C always runs, as the reference).
+ONLY = [word for word in os.environ.get("INSTRUCTIONS_ONLY", "").split(",") if word]
 VG = os.path.join(bench.WORK, "valgrind")
 SHIM = os.path.join(VG, "valgrind-sigsuspend.so")
 COLLECTED = re.compile(r"Collected : (\d+)")
@@ -93,6 +96,8 @@ def measure(url, depths=(64,), profile=False):
     try:
         for in_flight in depths:
             for label, argv in clients(copies, url, in_flight):
+                if ONLY and label != "C libcurl multi" and not any(word in label for word in ONLY):
+                    continue
                 bench.log(f"instructions: {label}, {in_flight} in flight ({', '.join(map(str, SIZES))} requests under callgrind)")
                 counts = []
                 for size in SIZES:

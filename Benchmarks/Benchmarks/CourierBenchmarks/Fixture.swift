@@ -29,6 +29,8 @@ actor Fixture {
 
     private var server: TestServer?
     private var loadService: ServiceActor?
+    private var tlsServices: [String: ServiceActor] = [:]
+    private var slowService: ServiceActor?
     private var notesFixture: Notes?
 
     private func testServer() async throws -> TestServer {
@@ -46,17 +48,49 @@ actor Fixture {
         } else {
             base = try await testServer().baseURL
         }
-        if loadService == nil {
-            var configuration = ServiceActor.Configuration()
-            configuration.limits.maxConnectionsPerHost = 256
-            configuration.limits.maxConcurrentTransfersPerHost = 1024
-            configuration.limits.maxConcurrentTransfers = 2048
-            configuration.maxConcurrentQueries = 2048
-            configuration.automaticDecompression = false
-            loadService = try ServiceActor(configuration: configuration)
-        }
+        if loadService == nil { loadService = try ServiceActor(configuration: Self.loadConfiguration()) }
         return Target(service: loadService!, json1K: base.appendingPathComponent("json/1024"),
                       api: APIDescription(name: "sample", version: "v1", rootURL: base, servicePath: ""))
+    }
+
+    /// `make bench`'s TLS cases: COURIER_BENCH_TLS_URL (a URL of a 1 KB file on an HTTPS server
+    /// with a self-signed certificate, HTTP/2 enabled), nil when unset. HTTP/1.1 keeps a
+    /// connection per request in flight; HTTP/2 multiplexes every stream on one connection.
+    func tlsTarget(http2: Bool) throws -> (service: ServiceActor, url: URL)? {
+        guard let text = ProcessInfo.processInfo.environment["COURIER_BENCH_TLS_URL"], let url = URL(string: text) else {
+            return nil
+        }
+        let key = http2 ? "h2" : "http/1.1"
+        if tlsServices[key] == nil {
+            var configuration = Self.loadConfiguration()
+            configuration.httpVersion = http2 ? .http2 : .http1_1
+            if http2 { configuration.limits.maxConnectionsPerHost = 1 }
+            configuration.tls.verifyPeer = false // the benchmark server's self-signed certificate
+            tlsServices[key] = try ServiceActor(configuration: configuration)
+        }
+        return (tlsServices[key]!, url)
+    }
+
+    private static func loadConfiguration() -> ServiceActor.Configuration {
+        var configuration = ServiceActor.Configuration()
+        configuration.limits.maxConnectionsPerHost = 256
+        configuration.limits.maxConcurrentTransfersPerHost = 1024
+        configuration.limits.maxConcurrentTransfers = 2048
+        configuration.maxConcurrentQueries = 2048
+        configuration.automaticDecompression = false
+        return configuration
+    }
+
+    /// The test server's route that answers after `milliseconds`, and a service that keeps up
+    /// to 1,000 connections to it: for many queries in flight at once.
+    func slowTarget(milliseconds: Int) async throws -> (service: ServiceActor, url: URL) {
+        let server = try await testServer()
+        var configuration = ServiceActor.Configuration()
+        configuration.limits = ConnectionLimits(maxConnectionsPerHost: 1000, maxConcurrentTransfersPerHost: 1000,
+                                                maxConcurrentTransfers: 1000)
+        configuration.maxConcurrentQueries = nil
+        if slowService == nil { slowService = try ServiceActor(configuration: configuration) }
+        return (slowService!, server.url("/delay/\(milliseconds)"))
     }
 
     func notes() async throws -> Notes {
@@ -75,11 +109,15 @@ actor Fixture {
         return notes
     }
 
-    /// Completes `total` operations with `inFlight` running at once, on the loop's executor.
-    static func drive(_ service: ServiceActor, inFlight: Int, total: Int,
+    /// Where the benchmark's tasks run: on the loop (the executor preference Courier offers),
+    /// or on the global executor, as the code every user writes does.
+    enum Executor: String, CaseIterable { case loop, global }
+
+    /// Completes `total` operations with `inFlight` running at once.
+    static func drive(_ service: ServiceActor, inFlight: Int, total: Int, on executor: Executor = .loop,
                       _ operation: @escaping @Sendable () async throws -> Void) async throws {
         let workers = min(inFlight, total)
-        try await withTaskExecutorPreference(service.executor) {
+        let work: @Sendable () async throws -> Void = {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<workers {
                     let share = total / workers + (worker < total % workers ? 1 : 0)
@@ -89,6 +127,10 @@ actor Fixture {
                 }
                 try await group.waitForAll()
             }
+        }
+        switch executor {
+        case .loop: try await withTaskExecutorPreference(service.executor) { try await work() }
+        case .global: try await work()
         }
     }
 

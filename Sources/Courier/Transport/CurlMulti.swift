@@ -10,23 +10,23 @@ import Logging
 final class CurlMulti {
     let handle: UnsafeMutableRawPointer
     let settings: TransportSettings
-    var pool: EasyHandlePool
-    var admission: AdmissionQueue<Transfer, HostKey>
+    @exclusivity(unchecked) var pool: EasyHandlePool
+    @exclusivity(unchecked) var admission: AdmissionQueue<Transfer, HostKey>
     let driver: any LoopDriver
     unowned(unsafe) var loop: CurlEventLoop!
 
     /// Every unresolved transfer, by id: for shutdown and cancelling by request id.
-    private(set) var registry: [UInt64: Transfer] = [:]
+    @exclusivity(unchecked) private(set) var registry: [UInt64: Transfer] = [:]
     private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
-    private(set) var liveTransfers = 0
+    @exclusivity(unchecked) private(set) var liveTransfers = 0
     /// Sockets curl opened, by descriptor, with their inode: curl sometimes closes a socket
     /// without its close callback (a connect given up), so counts are checked against the kernel.
-    private var sockets: [Int32: UInt64] = [:]
+    @exclusivity(unchecked) private var sockets: [Int32: UInt64] = [:]
     /// When the next idle-timeout sweep is due, and how often sweeps run while any is needed.
-    private(set) var nextSweep: UInt64?
+    @exclusivity(unchecked) private(set) var nextSweep: UInt64?
     private var sweepInterval: UInt64 = 1_000_000_000
-    private(set) var completedTransfers = 0
-    private var admitting = false
+    @exclusivity(unchecked) private(set) var completedTransfers = 0
+    @exclusivity(unchecked) private var admitting = false
     private var closed = false
 
     var logger: Logger { settings.logger }

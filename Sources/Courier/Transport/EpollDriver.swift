@@ -11,12 +11,12 @@ final class EpollDriver: LoopDriver {
     private let epollDescriptor: Int32
     private let eventDescriptor: Int32
     /// Events registered with the kernel per descriptor (0: none), indexed by fd.
-    private var registered: [UInt32] = []
+    @exclusivity(unchecked) private var registered: [UInt32] = []
     /// Events curl currently wants per descriptor (0: none), indexed by fd.
-    private var wanted: [UInt32] = []
-    private var timerDeadline: UInt64?
+    @exclusivity(unchecked) private var wanted: [UInt32] = []
+    @exclusivity(unchecked) private var timerDeadline: UInt64?
     private let events = UnsafeMutablePointer<courier_event>.allocate(capacity: 256)
-    private var runningHandles: Int32 = 0
+    @exclusivity(unchecked) private var runningHandles: Int32 = 0
 
     let waker: LoopWaker
 
@@ -94,7 +94,7 @@ final class EpollDriver: LoopDriver {
         wanted[index] = 0
     }
 
-    private var readyCount: Int32 = 0
+    @exclusivity(unchecked) private var readyCount: Int32 = 0
 
     func wait(blocking: Bool, until: UInt64?) {
         var timeout: Int32 = 0

@@ -16,17 +16,19 @@ struct TransferStateMachine: Sendable {
         case file(errorLimit: Int)
     }
 
-    enum State: Sendable, Equatable {
+    enum Phase: Sendable, Equatable {
         /// Created; not yet handed to the multi handle.
         case created
         /// Handed to the multi handle, waiting in the admission queue; holds no slot and no curl handle.
         case waiting
-        /// Holds an admission slot and, once ``attached()``, a handle curl drives.
-        case running(Running)
+        /// Holds an admission slot and, once ``attached()``, a handle curl drives (see ``Running``).
+        case running
         /// Resolved: the caller has its result and every resource went back.
         case finished
     }
 
+    /// What a running transfer has done so far. Kept beside ``Phase`` rather than as its payload,
+    /// so each callback updates a field in place instead of copying the struct out and back.
     struct Running: Sendable, Equatable {
         /// curl holds the handle (`curl_multi_add_handle` succeeded).
         var attached = false
@@ -62,7 +64,8 @@ struct TransferStateMachine: Sendable {
     }
 
     let delivery: Delivery
-    private(set) var state: State = .created
+    private(set) var phase = Phase.created
+    private var running = Running()
 
     init(delivery: Delivery) {
         self.delivery = delivery
@@ -72,8 +75,8 @@ struct TransferStateMachine: Sendable {
 
     /// Handed to the multi handle; false when already resolved (cancelled before submission).
     mutating func submit() -> Bool {
-        guard case .created = state else { return false }
-        state = .waiting
+        guard phase == .created else { return false }
+        phase = .waiting
         return true
     }
 
@@ -86,21 +89,19 @@ struct TransferStateMachine: Sendable {
 
     /// Admitted: it holds a slot from now on.
     mutating func start() -> StartAction {
-        guard case .waiting = state else { return .none }
-        state = .running(Running())
+        guard phase == .waiting else { return .none }
+        phase = .running
         return .attach
     }
 
     /// curl took the handle.
     mutating func attached() {
-        guard case .running(var running) = state else { return }
+        guard phase == .running else { return }
         running.attached = true
-        state = .running(running)
     }
 
     var isAttached: Bool {
-        if case .running(let running) = state { return running.attached }
-        return false
+        phase == .running && running.attached
     }
 
     // MARK: Requests curl sends (the prerequest callback) and responses it receives
@@ -110,8 +111,7 @@ struct TransferStateMachine: Sendable {
     /// response): the server may have acted on the first, so it is refused unless `idempotent`.
     /// Returns whether the request may go out; `url` names it in the error (read only if refused).
     mutating func requestWillBeSent(idempotent: Bool, url: @autoclosure () -> String) -> Bool {
-        guard case .running(var running) = state else { return false }
-        defer { state = .running(running) }
+        guard phase == .running else { return false }
         let resend = running.requestsStarted > 0 && !running.responseSinceRequest
         running.requestsStarted += 1
         running.responseSinceRequest = false
@@ -130,9 +130,8 @@ struct TransferStateMachine: Sendable {
 
     /// A response head began (a status line arrived).
     mutating func responseBegan() {
-        guard case .running(var running) = state else { return }
+        guard phase == .running else { return }
         running.responseSinceRequest = true
-        state = .running(running)
     }
 
     // MARK: Body bytes from curl's write callback
@@ -150,9 +149,7 @@ struct TransferStateMachine: Sendable {
 
     /// Called with the status known (the first body byte implies a complete head).
     mutating func receive(byteCount: Int, status: Int) -> ReceiveAction {
-        guard case .running(var running) = state else { return .abort }
-        if running.abortReason != nil { return .abort }
-        defer { state = .running(running) }
+        guard phase == .running, running.abortReason == nil else { return .abort }
         let firstBytes = !running.headDelivered
         running.headDelivered = true
         running.receivedBytes += byteCount
@@ -182,9 +179,8 @@ struct TransferStateMachine: Sendable {
 
     /// A callback failed for a local reason (a file write, say): remember why, so ``finish(_:)`` reports it.
     mutating func abort(_ reason: TransportError) {
-        guard case .running(var running) = state, running.abortReason == nil else { return }
+        guard phase == .running, running.abortReason == nil else { return }
         running.abortReason = reason
-        state = .running(running)
     }
 
     // MARK: Consumer demand (streaming)
@@ -192,14 +188,13 @@ struct TransferStateMachine: Sendable {
     enum ConsumeAction: Equatable { case none, resumeReceiving }
 
     mutating func consumed(byteCount: Int) -> ConsumeAction {
-        guard case .running(var running) = state, case .streaming(_, let lowWater) = delivery else { return .none }
+        guard phase == .running, case .streaming(_, let lowWater) = delivery else { return .none }
         running.bufferedBytes -= byteCount
         var action = ConsumeAction.none
         if running.receivePaused && running.bufferedBytes <= lowWater {
             running.receivePaused = false
             action = .resumeReceiving
         }
-        state = .running(running)
         return action
     }
 
@@ -216,8 +211,8 @@ struct TransferStateMachine: Sendable {
 
     /// curl reported the transfer done; `error` is nil when curl succeeded.
     mutating func finish(_ error: TransportError?) -> FinishAction {
-        guard case .running(let running) = state else { return .none }
-        state = .finished
+        guard phase == .running else { return .none }
+        phase = .finished
         let release = Self.release(running)
         if let reason = running.abortReason ?? error {
             return .fail(reason, headDelivered: running.headDelivered, requestStarted: running.requestsStarted > 0,
@@ -241,16 +236,16 @@ struct TransferStateMachine: Sendable {
     /// Cancels at once, whatever the transfer holds: a waiting one never gets a handle, a running
     /// one leaves the multi handle now. Also how a failed setup ends.
     mutating func cancel() -> CancelAction {
-        switch state {
+        switch phase {
         case .created:
-            state = .finished
+            phase = .finished
             return .fail(headDelivered: false, requestStarted: false, release: .nothing)
         case .waiting:
-            state = .finished
+            phase = .finished
             // The admission queue still holds it; it is skipped when its turn comes.
             return .fail(headDelivered: false, requestStarted: false, release: Release(leaveRegistry: true))
-        case .running(let running):
-            state = .finished
+        case .running:
+            phase = .finished
             return .fail(headDelivered: running.headDelivered, requestStarted: running.requestsStarted > 0,
                          release: Self.release(running))
         case .finished:
@@ -258,5 +253,5 @@ struct TransferStateMachine: Sendable {
         }
     }
 
-    var isFinished: Bool { state == .finished }
+    var isFinished: Bool { phase == .finished }
 }
