@@ -110,10 +110,7 @@ extension Date: JSONConvertible {
 /// Base64 text (standard or URL-safe alphabet), as Google's `format: byte` fields carry bytes.
 extension Data: JSONConvertible {
     public init?(jsonValue: JSONValue) {
-        guard case .string(var text) = jsonValue else { return nil }
-        text = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
-        guard let data = Data(base64Encoded: text) else { return nil }
+        guard case .string(let text) = jsonValue, let data = Data(anyBase64: text) else { return nil }
         self = data
     }
     public var jsonValue: JSONValue { .string(base64EncodedString()) }

@@ -12,9 +12,25 @@ extension Int64: QueryParameterValue { public var queryParameterText: String { S
 extension UInt32: QueryParameterValue { public var queryParameterText: String { String(self) } }
 extension UInt64: QueryParameterValue { public var queryParameterText: String { String(self) } }
 extension Double: QueryParameterValue { public var queryParameterText: String { String(self) } }
+extension Float: QueryParameterValue { public var queryParameterText: String { String(self) } }
 extension Bool: QueryParameterValue { public var queryParameterText: String { self ? "true" : "false" } }
 /// Dates travel as RFC 3339 timestamps.
 extension Date: QueryParameterValue { public var queryParameterText: String { RFC3339.format(self) } }
+/// Bytes (Discovery's `format: byte`) travel as URL-safe base64 without padding, the alphabet
+/// that needs no escaping in a URL; Google's APIs read both base64 alphabets.
+extension Data: QueryParameterValue { public var queryParameterText: String { base64URLEncoded } }
+/// An object parameter (Discovery's `type: object`) travels as its compact JSON text.
+extension JSONObject: QueryParameterValue {
+    public var queryParameterText: String { String(decoding: serialized(), as: UTF8.self) }
+}
+/// Any JSON value as a parameter: strings as they are, numbers and booleans as JSON writes them,
+/// arrays and objects as compact JSON text.
+extension JSONValue: QueryParameterValue {
+    public var queryParameterText: String {
+        if case .string(let text) = self { return text }
+        return String(decoding: serialized(), as: UTF8.self)
+    }
+}
 
 /// URL query parameters in order, a name possibly repeated (`?label=a&label=b`).
 public struct QueryParameters: Sendable, Hashable, ExpressibleByDictionaryLiteral {

@@ -26,6 +26,32 @@ import Testing
         #expect(list.makeQuery().api == GoldenNotes.Notes.api)
     }
 
+    /// Every Discovery parameter type compiles and travels as Google's APIs read it: float and
+    /// double as numbers, bytes as URL-safe base64, objects as JSON text, durations as `"3.5s"`,
+    /// int64 as a decimal string, repeated ones repeated.
+    @Test func everyParameterTypeEncodes() throws {
+        var list = GoldenNotes.Notes.Notes.list()
+        list.minScore = 0.5
+        list.weights = [1.25, -2]
+        list.cursor = Data([0xFB, 0xFF, 0x01]) // "+/8B" in standard base64
+        list.filter = ["tag": "a", "min": 2]
+        list.within = .milliseconds(3_500)
+        list.sizeAtLeast = 9_007_199_254_740_993 // above 2^53: must not pass through a Double
+        let parameters = list.makeQuery().parameters
+        #expect(parameters["minScore"] == "0.5")
+        #expect(parameters.values(for: "weights") == ["1.25", "-2.0"])
+        #expect(parameters["cursor"] == "-_8B")
+        #expect(Data(anyBase64: parameters["cursor"] ?? "") == Data([0xFB, 0xFF, 0x01]))
+        let filter = try #require(parameters["filter"])
+        #expect(try JSONValue(parsing: Data(filter.utf8)) == .object(["tag": "a", "min": 2]))
+        #expect(parameters["within"] == "3.5s")
+        #expect(parameters["sizeAtLeast"] == "9007199254740993")
+        let url = try url(list)
+        for part in ["minScore=0.5", "weights=1.25", "weights=-2.0", "cursor=-_8B", "within=3.5s"] {
+            #expect(url.contains(part), "\(part) in \(url)")
+        }
+    }
+
     @Test func pathParametersStayInTheirSegmentUnlessReserved() throws {
         let hostile = try url(GoldenNotes.Notes.Notes.get(noteId: "../a/b?c"))
         #expect(hostile == "https://notes.example.com/notes/v1/notes/..%2Fa%2Fb%3Fc?prettyPrint=false", "\(hostile)")

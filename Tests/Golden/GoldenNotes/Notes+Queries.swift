@@ -194,13 +194,22 @@ extension Notes {
         public struct ListQuery: QueryConvertible {
             public typealias Response = GoldenNotes.NoteList
 
+            /// Bytes, sent as URL-safe base64.
+            public var cursor: Data?
+            /// An object parameter, sent as JSON text.
+            public var filter: JSONObject?
             public var maxResults: UInt32?
+            /// A float parameter.
+            public var minScore: Float?
             public var order: Order?
             public var pageToken: String?
             /// Named like the builder's local variable.
             public var query: String?
             public var since: Date?
+            public var sizeAtLeast: Int64?
             public var tag: [String]?
+            public var weights: [Double]?
+            public var within: Duration?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
 
@@ -213,12 +222,18 @@ extension Notes {
             private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
                 var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.list",
                                           method: HTTPMethod(rawValue: "GET"), path: "notes")
+                if let value = self.cursor { query.parameters.set("cursor", value) }
+                if let value = self.filter { query.parameters.set("filter", value) }
                 if let value = self.maxResults { query.parameters.set("maxResults", value) }
+                if let value = self.minScore { query.parameters.set("minScore", value) }
                 if let value = self.order { query.parameters.set("order", value) }
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 if let value = self.query { query.parameters.set("query", value) }
                 if let value = self.since { query.parameters.set("since", value) }
+                if let value = self.sizeAtLeast { query.parameters.set("sizeAtLeast", value) }
                 if let value = self.tag { query.parameters.set("tag", values: value) }
+                if let value = self.weights { query.parameters.set("weights", values: value) }
+                if let value = self.within { query.parameters.set("within", value) }
                 query.fields = self.fields
                 return query
             }

@@ -50,16 +50,9 @@ package final class RSAPrivateKey: @unchecked Sendable {
 
 /// JSON Web Tokens (RFC 7519) signed with RS256.
 enum JWT {
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func base64URL(_ data: Data) -> String { data.base64URLEncoded }
 
-    static func base64URLDecode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
+    static func base64URLDecode(_ text: String) -> Data? { Data(anyBase64: text) }
 
     static func sign(header: JSONObject, claims: JSONObject, key: RSAPrivateKey) throws(AuthError) -> String {
         let input = base64URL(header.serialized()) + "." + base64URL(claims.serialized())
