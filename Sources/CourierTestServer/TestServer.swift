@@ -84,6 +84,7 @@ public final class TestServer: Sendable {
         router.middlewares.add(FaultMiddleware(lifecycle: lifecycle))
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
         SampleJSON.add(to: router)
+        PagedShapes.add(to: router)
         let notes = NotesAPI(lifecycle: lifecycle)
         notes.add(to: router)
         TicTacToeAPI.add(to: router)

@@ -58,10 +58,6 @@ struct BatchItem: Sendable {
 
     private static func appendPage<Collection: APICollection>(_ page: any Sendable, to collection: Collection) -> any Sendable {
         guard let page = page as? Collection else { return collection }
-        var merged = collection
-        let items = (collection.json[Collection.itemsKey]?.arrayValue ?? []) + (page.json[Collection.itemsKey]?.arrayValue ?? [])
-        merged.json[Collection.itemsKey] = .array(items)
-        merged.nextPageToken = page.nextPageToken
-        return merged
+        return collection.appending(page)
     }
 }

@@ -23,9 +23,9 @@ extension ServiceActor {
         try await execute(convertible.makeQuery())
     }
 
-    /// Every page of a collection query, fetched lazily.
+    /// Every page of a paged query, fetched lazily.
     public nonisolated func pages<Convertible: QueryConvertible>(of convertible: Convertible) -> QueryPages<Convertible.Response>
-    where Convertible.Response: APICollection {
+    where Convertible.Response: APIPage {
         pages(of: convertible.makeQuery())
     }
 

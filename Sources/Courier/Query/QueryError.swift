@@ -6,7 +6,7 @@
 /// ```
 public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable {
-        case malformedResponse, unexpectedResponse, missingParameter, invalidQuery, pageLimitReached
+        case malformedResponse, unexpectedResponse, missingParameter, invalidQuery, pageLimitReached, pagesNotMergeable
     }
 
     let code: Code
@@ -34,6 +34,9 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Fetching all pages stopped at the page limit while more remained (only with
     /// ``PagingPolicy/LimitBehavior/fail``; the default returns what was fetched).
     public static let pageLimitReached = QueryError(.pageLimitReached, message: "")
+    /// `fetchAll` met a paged response whose items are not one list (``APIPage`` but not
+    /// ``APICollection``) and more pages remain: walk them with ``ServiceActor/pages(of:)``.
+    public static let pagesNotMergeable = QueryError(.pagesNotMergeable, message: "")
 
     public static func == (lhs: QueryError, rhs: QueryError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

@@ -44,8 +44,15 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
 
     func run() async throws -> Response {
         let first = try await fetch(query)
-        if case .fetchAll(let maxPages, let behavior) = paging, let collection = first as? any APICollection {
+        guard case .fetchAll(let maxPages, let behavior) = paging else { return first }
+        if let collection = first as? any APICollection {
             return try await fetchRemainingPages(after: collection, maxPages: maxPages, behavior: behavior) as! Response
+        }
+        // A page whose items are not one list cannot be merged: refuse rather than return one page
+        // of several as if it were all.
+        if let page = first as? any APIPage, let token = page.nextPageToken, !token.isEmpty {
+            throw QueryError(.pagesNotMergeable, message: "\(Response.self) has more pages but no single list of items "
+                                 + "to merge them by; iterate service.pages(of:) instead", pagesFetched: 1)
         }
         return first
     }
@@ -55,7 +62,6 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         after first: Collection, maxPages: Int, behavior: PagingPolicy.LimitBehavior
     ) async throws -> Collection {
         var merged = first
-        var items = first.json[Collection.itemsKey]?.arrayValue ?? []
         var token = first.nextPageToken
         var pages = 1
         while let next = token, !next.isEmpty {
@@ -73,11 +79,10 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
             guard let typedPage = page as? Collection else {
                 throw QueryError(.unexpectedResponse, message: "a page of \(Collection.self) has another type")
             }
-            items += typedPage.json[Collection.itemsKey]?.arrayValue ?? []
+            merged = merged.appending(typedPage)
             token = typedPage.nextPageToken
             pages += 1
         }
-        merged.json[Collection.itemsKey] = .array(items)
         merged.nextPageToken = token
         return merged
     }

@@ -1,10 +1,11 @@
 extension ServiceActor {
-    /// The pages of a collection query, fetched one at a time as you iterate.
+    /// The pages of a paged query, fetched one at a time as you iterate: any response with a
+    /// `nextPageToken` (``APIPage``), also one whose items are not a single list.
     ///
     /// ```swift
     /// for try await page in service.pages(of: query) { print(page.items.count) }
     /// ```
-    public nonisolated func pages<Response: APICollection>(of query: Query<Response>) -> QueryPages<Response> {
+    public nonisolated func pages<Response: APIPage>(of query: Query<Response>) -> QueryPages<Response> {
         QueryPages(service: self, query: query)
     }
 
@@ -18,8 +19,8 @@ extension ServiceActor {
     }
 }
 
-/// Pages of a collection query as an `AsyncSequence`; each `next()` fetches one page.
-public struct QueryPages<Response: APICollection>: AsyncSequence, Sendable {
+/// Pages of a paged query as an `AsyncSequence`; each `next()` fetches one page.
+public struct QueryPages<Response: APIPage>: AsyncSequence, Sendable {
     public typealias Element = Response
     let service: ServiceActor
     let query: Query<Response>

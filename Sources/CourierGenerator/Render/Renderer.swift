@@ -251,13 +251,17 @@ struct Renderer {
                 writer.line()
                 renderType(nested, into: &writer)
             }
-        case .object(let kind, let properties, let collection):
+        case .object(let kind, let properties, let page, let collection):
             writer.documentation(documentation)
-            writer.block("public struct \(type.name): \(collection == nil ? "APIObject" : "APICollection")") { writer in
+            let conformance = collection != nil ? "APICollection" : page ? "APIPage" : "APIObject"
+            writer.block("public struct \(type.name): \(conformance)") { writer in
                 if let kind { writer.line("public static let kind: String? = \(CodeWriter.literal(kind))") }
                 if let collection {
                     writer.line("public typealias Item = \(collection.item.spelling)")
                     if collection.itemsKey != "items" { writer.line("public static let itemsKey = \(CodeWriter.literal(collection.itemsKey))") }
+                    if let listKey = collection.listKey {
+                        writer.line("public static let itemsListKey: String? = \(CodeWriter.literal(listKey))")
+                    }
                 }
                 writer.line("public var json: JSONObject")
                 writer.line("public var userProperties = UserProperties()")

@@ -82,8 +82,9 @@ struct PropertyDecl: Equatable {
 /// A schema's Swift form.
 struct TypeDecl: Equatable {
     enum Kind: Equatable {
-        /// An `APIObject` (an `APICollection` when `collectionItem` is set).
-        case object(kind: String?, properties: [PropertyDecl], collection: Collection?)
+        /// An `APIObject`; an `APIPage` when `page` (it has a `nextPageToken`), and an
+        /// `APICollection` when its items are known too.
+        case object(kind: String?, properties: [PropertyDecl], page: Bool, collection: Collection?)
         case enumeration(EnumDecl)
         /// A schema that is an array, a map or a scalar.
         case alias(SwiftType)
@@ -92,6 +93,8 @@ struct TypeDecl: Equatable {
     struct Collection: Equatable {
         var item: SwiftType
         var itemsKey: String
+        /// An aggregated list: `itemsKey` is a map of scopes, each with its items under this key.
+        var listKey: String?
     }
 
     var name: String

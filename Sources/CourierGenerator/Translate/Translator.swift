@@ -6,6 +6,8 @@ struct Translator {
     let serviceName: String
     /// Schema id → its Swift type name at module level.
     private(set) var schemaNames: [String: String] = [:]
+    /// Schema id → the resources whose paged methods (taking `pageToken`) answer with it.
+    private(set) var pagedResources: [String: Set<String>] = [:]
 
     init(document: DiscoveryDocument, moduleName: String, serviceName: String? = nil) {
         self.document = document
@@ -19,6 +21,15 @@ struct Translator {
             return taken.contains(name) ? name + "Object" : name
         }
         schemaNames = Dictionary(uniqueKeysWithValues: zip(ids, Names.unique(wanted, avoiding: taken)))
+        func visit(_ resources: [String: DiscoveryResource]) {
+            for (name, resource) in resources {
+                for method in (resource.methods ?? [:]).values where method.parameters?["pageToken"] != nil {
+                    if let response = method.response?.ref { pagedResources[response, default: []].insert(name) }
+                }
+                visit(resource.resources ?? [:])
+            }
+        }
+        visit(document.resources ?? [:])
     }
 
     func translate() throws -> SwiftModule {
@@ -27,8 +38,8 @@ struct Translator {
         for id in (document.schemas ?? [:]).keys.sorted() {
             let schema = document.schemas![id]!
             let name = schemaNames[id]!
-            let type = try typeDecl(name: name, schema: schema)
-            if case .object(let kind?, _, _) = type.kind { kinds.append((kind, name)) }
+            let type = try typeDecl(id: id, name: name, schema: schema)
+            if case .object(let kind?, _, _, _) = type.kind { kinds.append((kind, name)) }
             types.append(type)
         }
         let scopes = (document.auth?.oauth2?.scopes ?? [:]).keys.sorted()
@@ -67,15 +78,18 @@ struct Translator {
 
     // MARK: Schemas
 
-    private func typeDecl(name: String, schema: DiscoverySchema) throws -> TypeDecl {
+    private func typeDecl(id: String, name: String, schema: DiscoverySchema) throws -> TypeDecl {
         var nested: [TypeDecl] = []
         var nestedNames: Set<String> = [name]
         let documentation = Self.lines(schema.description)
         if schema.ref == nil, schema.type == "object" || (schema.type == nil && schema.properties != nil), let properties = schema.properties {
             let keys = properties.keys.sorted()
-            let collection = Self.collection(properties)
+            let page = properties["nextPageToken"]?.type == "string"
+            let collection = page ? collectionShape(properties, resources: pagedResources[id] ?? []) : nil
             var declared: [PropertyDecl] = []
-            let skipped: Set<String> = collection.map { $0 == "items" ? ["items", "nextPageToken"] : ["nextPageToken"] } ?? []
+            // `items` and `nextPageToken` come from the protocols; another items key stays a property too.
+            var skipped: Set<String> = page ? ["nextPageToken"] : []
+            if collection?.itemsKey == "items" { skipped.insert("items") }
             let kept = keys.filter { !skipped.contains($0) }
             var swiftNames = kept.map { key -> String in
                 let name = Names.lowerCamel(key)
@@ -89,19 +103,21 @@ struct Translator {
                                              documentation: Self.lines(property.description)))
             }
             var collectionDecl: TypeDecl.Collection?
-            if let itemsKey = collection {
+            if let collection {
                 let itemType: SwiftType
-                if let property = declared.first(where: { $0.jsonKey == itemsKey }) {
+                if let property = declared.first(where: { $0.jsonKey == collection.itemsKey }), collection.listKey == nil {
                     itemType = property.type // declared above, with any inline item type
                 } else {
-                    itemType = try swiftType(for: properties[itemsKey]!, suggestedName: Names.upperCamel(itemsKey),
+                    itemType = try swiftType(for: collection.list, suggestedName: Names.upperCamel(collection.listKey ?? collection.itemsKey),
                                              nested: &nested, taken: &nestedNames)
                 }
-                if case .array(let element) = itemType { collectionDecl = TypeDecl.Collection(item: element, itemsKey: itemsKey) }
+                if case .array(let element) = itemType {
+                    collectionDecl = TypeDecl.Collection(item: element, itemsKey: collection.itemsKey, listKey: collection.listKey)
+                }
             }
             let kind = properties["kind"]?.defaultValue
             return TypeDecl(name: name, documentation: documentation,
-                            kind: .object(kind: kind, properties: declared, collection: collectionDecl),
+                            kind: .object(kind: kind, properties: declared, page: page, collection: collectionDecl),
                             nested: nested, deprecated: schema.deprecated == true)
         }
         if let values = schema.enumValues, schema.type == "string" {
@@ -113,12 +129,33 @@ struct Translator {
         return TypeDecl(name: name, documentation: documentation, kind: .alias(type), nested: nested, deprecated: schema.deprecated == true)
     }
 
-    /// A list response: `nextPageToken` and one array to page through (`items` when there are several).
-    private static func collection(_ properties: [String: DiscoverySchema]) -> String? {
-        guard properties["nextPageToken"]?.type == "string" else { return nil }
+    /// Where a page's items are (Docs/Generator.md, "Paging"), tried in this order:
+    /// 1. an array named `items`;
+    /// 2. a map named `items` whose values each hold one array (an aggregated list: the items
+    ///    of every scope);
+    /// 3. the only array;
+    /// 4. the array named like a resource whose paged method answers with this schema
+    ///    (`operations` beside `unreachable`).
+    /// Otherwise nil: the page still pages (``APIPage``), but has no single list of items.
+    private func collectionShape(_ properties: [String: DiscoverySchema], resources: Set<String>)
+        -> (itemsKey: String, listKey: String?, list: DiscoverySchema)?
+    {
         let arrays = properties.keys.filter { properties[$0]?.type == "array" }.sorted()
-        if arrays.contains("items") { return "items" }
-        return arrays.count == 1 ? arrays[0] : nil
+        if let items = properties["items"], items.type == "array" { return ("items", nil, items) }
+        if let map = properties["items"]?.additionalProperties, let scoped = resolved(map)?.properties {
+            let lists = scoped.keys.filter { scoped[$0]?.type == "array" }.sorted()
+            if lists.count == 1 { return ("items", lists[0], scoped[lists[0]]!) }
+        }
+        if arrays.count == 1 { return (arrays[0], nil, properties[arrays[0]]!) }
+        let named = arrays.filter { key in resources.contains { $0.lowercased() == key.lowercased() } }
+        if named.count == 1 { return (named[0], nil, properties[named[0]]!) }
+        return nil
+    }
+
+    /// `schema`, or the schema its `$ref` names.
+    private func resolved(_ schema: DiscoverySchema) -> DiscoverySchema? {
+        guard let ref = schema.ref else { return schema }
+        return document.schemas?[ref]
     }
 
     /// The Swift type of a property or parameter; inline objects and enums become nested types.
@@ -158,7 +195,7 @@ struct Translator {
         case "object", nil:
             if let properties = schema.properties, !properties.isEmpty {
                 let name = uniqueNested(suggestedName, taken: &taken)
-                nested.append(try typeDecl(name: name, schema: schema))
+                nested.append(try typeDecl(id: "", name: name, schema: schema)) // inline: no method answers with it
                 return .named(name)
             }
             if let additional = schema.additionalProperties {

@@ -32,6 +32,33 @@ extension Notes {
     }
 
     public enum Notes {
+        public static func aggregatedList() -> AggregatedListQuery {
+            AggregatedListQuery()
+        }
+
+        /// `GET aggregated/notes` (`notes.notes.aggregatedList`)
+        public struct AggregatedListQuery: QueryConvertible {
+            public typealias Response = GoldenNotes.NoteAggregatedList
+
+            public var pageToken: String?
+            /// A partial response: only these fields (`items(id,name),nextPageToken`).
+            public var fields: String?
+
+            public init() {}
+
+            public func makeQuery() -> Query<Response> {
+                build(Response.self)
+            }
+
+            private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
+                var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.aggregatedList",
+                                          method: HTTPMethod(rawValue: "GET"), path: "aggregated/notes")
+                if let value = self.pageToken { query.parameters.set("pageToken", value) }
+                query.fields = self.fields
+                return query
+            }
+        }
+
         public static func delete(noteId: String) -> DeleteQuery {
             DeleteQuery(noteId: noteId)
         }
@@ -250,6 +277,35 @@ extension Notes {
             }
         }
 
+        public static func search() -> SearchQuery {
+            SearchQuery()
+        }
+
+        /// `GET notes:search` (`notes.notes.search`)
+        public struct SearchQuery: QueryConvertible {
+            public typealias Response = GoldenNotes.SearchPage
+
+            public var pageToken: String?
+            public var q: String?
+            /// A partial response: only these fields (`items(id,name),nextPageToken`).
+            public var fields: String?
+
+            public init() {}
+
+            public func makeQuery() -> Query<Response> {
+                build(Response.self)
+            }
+
+            private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
+                var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.search",
+                                          method: HTTPMethod(rawValue: "GET"), path: "notes:search")
+                if let value = self.pageToken { query.parameters.set("pageToken", value) }
+                if let value = self.q { query.parameters.set("q", value) }
+                query.fields = self.fields
+                return query
+            }
+        }
+
         public enum Attachments {
             public static func list(name: String) -> ListQuery {
                 ListQuery(name: name)
@@ -275,6 +331,35 @@ extension Notes {
                     var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.attachments.list",
                                               method: HTTPMethod(rawValue: "GET"), path: "{+name}/attachments")
                     query.pathParameters["name"] = self.name
+                    query.fields = self.fields
+                    return query
+                }
+            }
+        }
+
+        public enum Operations {
+            public static func list() -> ListQuery {
+                ListQuery()
+            }
+
+            /// `GET operations` (`notes.notes.operations.list`)
+            public struct ListQuery: QueryConvertible {
+                public typealias Response = GoldenNotes.OperationList
+
+                public var pageToken: String?
+                /// A partial response: only these fields (`items(id,name),nextPageToken`).
+                public var fields: String?
+
+                public init() {}
+
+                public func makeQuery() -> Query<Response> {
+                    build(Response.self)
+                }
+
+                private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
+                    var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.operations.list",
+                                              method: HTTPMethod(rawValue: "GET"), path: "operations")
+                    if let value = self.pageToken { query.parameters.set("pageToken", value) }
                     query.fields = self.fields
                     return query
                 }

@@ -189,6 +189,23 @@ public struct Note: APIObject {
     }
 }
 
+/// An aggregated list: items is a map of scopes, beside another array.
+public struct NoteAggregatedList: APICollection {
+    public typealias Item = GoldenNotes.Note
+    public static let itemsListKey: String? = "notes"
+    public var json: JSONObject
+    public var userProperties = UserProperties()
+
+    public init(json: JSONObject = [:]) {
+        self.json = json
+    }
+
+    public var unreachables: [String]? {
+        get { self["unreachables"] }
+        set { self["unreachables"] = newValue }
+    }
+}
+
 public struct NoteList: APICollection {
     public static let kind: String? = "notes#noteList"
     public typealias Item = GoldenNotes.Note
@@ -202,6 +219,100 @@ public struct NoteList: APICollection {
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
+    }
+}
+
+public struct NotesScopedList: APIObject {
+    public var json: JSONObject
+    public var userProperties = UserProperties()
+
+    public init(json: JSONObject = [:]) {
+        self.json = json
+    }
+
+    public var notes: [GoldenNotes.Note]? {
+        get { self["notes"] }
+        set { self["notes"] = newValue }
+    }
+
+    public var warning: Warning? {
+        get { self["warning"] }
+        set { self["warning"] = newValue }
+    }
+
+    public struct Warning: APIObject {
+        public var json: JSONObject
+        public var userProperties = UserProperties()
+
+        public init(json: JSONObject = [:]) {
+            self.json = json
+        }
+
+        public var message: String? {
+            get { self["message"] }
+            set { self["message"] = newValue }
+        }
+    }
+}
+
+public struct Operation: APIObject {
+    public var json: JSONObject
+    public var userProperties = UserProperties()
+
+    public init(json: JSONObject = [:]) {
+        self.json = json
+    }
+
+    public var done: Bool? {
+        get { self["done"] }
+        set { self["done"] = newValue }
+    }
+
+    public var name: String? {
+        get { self["name"] }
+        set { self["name"] = newValue }
+    }
+}
+
+/// Two arrays: the one named like the resource holds the items.
+public struct OperationList: APICollection {
+    public typealias Item = GoldenNotes.Operation
+    public static let itemsKey = "operations"
+    public var json: JSONObject
+    public var userProperties = UserProperties()
+
+    public init(json: JSONObject = [:]) {
+        self.json = json
+    }
+
+    public var operations: [GoldenNotes.Operation]? {
+        get { self["operations"] }
+        set { self["operations"] = newValue }
+    }
+
+    public var unreachable: [String]? {
+        get { self["unreachable"] }
+        set { self["unreachable"] = newValue }
+    }
+}
+
+/// Two arrays, neither the list's own: pages, but has no single list of items.
+public struct SearchPage: APIPage {
+    public var json: JSONObject
+    public var userProperties = UserProperties()
+
+    public init(json: JSONObject = [:]) {
+        self.json = json
+    }
+
+    public var matches: [GoldenNotes.Note]? {
+        get { self["matches"] }
+        set { self["matches"] = newValue }
+    }
+
+    public var suggestions: [String]? {
+        get { self["suggestions"] }
+        set { self["suggestions"] = newValue }
     }
 }
 
