@@ -6,7 +6,8 @@ import Hummingbird
 /// ("2", "3"; none for the first):
 /// - `aggregated` (`/notes/v1/aggregated/notes`): Compute's aggregated list, `items` a map of scopes holding `notes`, beside an
 ///   `unreachables` array;
-/// - `operations` (`/notes/v1/operations`): `operations` beside `unreachable`, as every `operations.list` answers;
+/// - `operations` (`/notes/v1/operations`): `operations` beside `unreachable` (as every
+///   `operations.list` answers) and `failures`;
 /// - `search` (`/notes/v1/notes:search`): two arrays (`matches`, `suggestions`), neither the list's own.
 /// Page p holds notes `p-1` and `p-2` (aggregated: one per scope), so a merge is checkable.
 public enum PagedShapes {
@@ -37,7 +38,8 @@ public enum PagedShapes {
                               "zones/empty": ["warning": ["message": "no notes in this scope"]]],
                     "unreachables": ["zones/down-\(page)"]]
         case "operations":
-            body = ["operations": notes.map { ["name": $0["id"]!, "done": true] }, "unreachable": ["region-\(page)"]]
+            body = ["operations": notes.map { ["name": $0["id"]!, "done": true] }, "unreachable": ["region-\(page)"],
+                    "failures": ["none"]]
         case "search":
             body = ["matches": notes, "suggestions": ["more \(page)"]]
         default:

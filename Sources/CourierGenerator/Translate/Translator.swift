@@ -133,9 +133,10 @@ struct Translator {
     /// 1. an array named `items`;
     /// 2. a map named `items` whose values each hold one array (an aggregated list: the items
     ///    of every scope);
-    /// 3. the only array;
-    /// 4. the array named like a resource whose paged method answers with this schema
-    ///    (`operations` beside `unreachable`).
+    /// 3. the only array once those that report what could not be listed are set aside
+    ///    (`unreachable…`, AIP-217's locations that did not answer, and `warnings`);
+    /// 4. the array named like a resource whose paged method answers with this schema, or like
+    ///    the end of its name (`usageReports` for `customerUsageReports`).
     /// Otherwise nil: the page still pages (``APIPage``), but has no single list of items.
     private func collectionShape(_ properties: [String: DiscoverySchema], resources: Set<String>)
         -> (itemsKey: String, listKey: String?, list: DiscoverySchema)?
@@ -146,8 +147,9 @@ struct Translator {
             let lists = scoped.keys.filter { scoped[$0]?.type == "array" }.sorted()
             if lists.count == 1 { return ("items", lists[0], scoped[lists[0]]!) }
         }
-        if arrays.count == 1 { return (arrays[0], nil, properties[arrays[0]]!) }
-        let named = arrays.filter { key in resources.contains { $0.lowercased() == key.lowercased() } }
+        let listed = arrays.filter { !$0.hasPrefix("unreachable") && $0 != "warnings" }
+        if listed.count == 1 { return (listed[0], nil, properties[listed[0]]!) }
+        let named = listed.filter { key in resources.contains { $0.lowercased().hasSuffix(key.lowercased()) } }
         if named.count == 1 { return (named[0], nil, properties[named[0]]!) }
         return nil
     }

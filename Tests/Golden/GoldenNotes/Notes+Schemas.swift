@@ -274,7 +274,7 @@ public struct Operation: APIObject {
     }
 }
 
-/// Two arrays: the one named like the resource holds the items.
+/// Three arrays: beside unreachable, the one named like the resource holds the items.
 public struct OperationList: APICollection {
     public typealias Item = GoldenNotes.Operation
     public static let itemsKey = "operations"
@@ -283,6 +283,11 @@ public struct OperationList: APICollection {
 
     public init(json: JSONObject = [:]) {
         self.json = json
+    }
+
+    public var failures: [String]? {
+        get { self["failures"] }
+        set { self["failures"] = newValue }
     }
 
     public var operations: [GoldenNotes.Operation]? {
