@@ -21,6 +21,12 @@ extension Storage {
             public var anywhereCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, anywhereCacheId: String) {
                 self.bucket = bucket
@@ -37,6 +43,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["anywhereCacheId"] = self.anywhereCacheId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -58,6 +67,12 @@ extension Storage {
             public var anywhereCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, anywhereCacheId: String) {
                 self.bucket = bucket
@@ -74,6 +89,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["anywhereCacheId"] = self.anywhereCacheId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -95,6 +113,12 @@ extension Storage {
             public var bucket: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.AnywhereCache, bucket: String) {
                 self.body = body
@@ -111,6 +135,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -134,6 +161,12 @@ extension Storage {
             public var pageToken: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -150,6 +183,9 @@ extension Storage {
                 if let value = self.pageSize { query.parameters.set("pageSize", value) }
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -171,6 +207,12 @@ extension Storage {
             public var anywhereCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, anywhereCacheId: String) {
                 self.bucket = bucket
@@ -187,6 +229,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["anywhereCacheId"] = self.anywhereCacheId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -208,6 +253,12 @@ extension Storage {
             public var anywhereCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, anywhereCacheId: String) {
                 self.bucket = bucket
@@ -224,6 +275,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["anywhereCacheId"] = self.anywhereCacheId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -247,6 +301,12 @@ extension Storage {
             public var anywhereCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.AnywhereCache, bucket: String, anywhereCacheId: String) {
                 self.body = body
@@ -265,6 +325,9 @@ extension Storage {
                 query.pathParameters["anywhereCacheId"] = self.anywhereCacheId
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -290,6 +353,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, entity: String) {
                 self.bucket = bucket
@@ -307,6 +376,9 @@ extension Storage {
                 query.pathParameters["entity"] = self.entity
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -330,6 +402,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, entity: String) {
                 self.bucket = bucket
@@ -347,6 +425,9 @@ extension Storage {
                 query.pathParameters["entity"] = self.entity
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -370,6 +451,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.BucketAccessControl, bucket: String) {
                 self.body = body
@@ -387,6 +474,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -408,6 +498,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -423,6 +519,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -448,6 +547,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.BucketAccessControl, bucket: String, entity: String) {
                 self.body = body
@@ -467,6 +572,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -492,6 +600,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.BucketAccessControl, bucket: String, entity: String) {
                 self.body = body
@@ -511,6 +625,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -538,6 +655,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -555,6 +678,9 @@ extension Storage {
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -586,6 +712,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -606,6 +738,9 @@ extension Storage {
                 if let value = self.softDeleted { query.parameters.set("softDeleted", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -643,6 +778,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -659,6 +800,9 @@ extension Storage {
                 if let value = self.optionsRequestedPolicyVersion { query.parameters.set("optionsRequestedPolicyVersion", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -680,6 +824,12 @@ extension Storage {
             public var prefix: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -695,6 +845,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 if let value = self.prefix { query.parameters.set("prefix", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -726,6 +879,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Bucket, project: String) {
                 self.body = body
@@ -747,6 +906,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -843,6 +1005,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(project: String) {
                 self.project = project
@@ -864,6 +1032,9 @@ extension Storage {
                 if let value = self.softDeleted { query.parameters.set("softDeleted", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -901,6 +1072,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, ifMetagenerationMatch: Int64) {
                 self.bucket = bucket
@@ -918,6 +1095,9 @@ extension Storage {
                 query.parameters.set("ifMetagenerationMatch", self.ifMetagenerationMatch)
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -951,6 +1131,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Bucket, bucket: String) {
                 self.body = body
@@ -973,6 +1159,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -1057,6 +1246,12 @@ extension Storage {
             public var bucket: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.RelocateBucketRequest, bucket: String) {
                 self.body = body
@@ -1073,6 +1268,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1098,6 +1296,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, generation: Int64) {
                 self.bucket = bucket
@@ -1116,6 +1320,9 @@ extension Storage {
                 if let value = self.projection { query.parameters.set("projection", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -1153,6 +1360,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Policy, bucket: String) {
                 self.body = body
@@ -1170,6 +1383,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1193,6 +1409,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, permissions: [String]) {
                 self.bucket = bucket
@@ -1210,6 +1432,9 @@ extension Storage {
                 query.parameters.set("permissions", values: self.permissions)
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1243,6 +1468,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Bucket, bucket: String) {
                 self.body = body
@@ -1265,6 +1496,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -1353,6 +1587,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, entity: String) {
                 self.bucket = bucket
@@ -1370,6 +1610,9 @@ extension Storage {
                 query.pathParameters["entity"] = self.entity
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1393,6 +1636,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, entity: String) {
                 self.bucket = bucket
@@ -1410,6 +1659,9 @@ extension Storage {
                 query.pathParameters["entity"] = self.entity
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1433,6 +1685,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ObjectAccessControl, bucket: String) {
                 self.body = body
@@ -1450,6 +1708,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1475,6 +1736,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -1492,6 +1759,9 @@ extension Storage {
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1517,6 +1787,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ObjectAccessControl, bucket: String, entity: String) {
                 self.body = body
@@ -1536,6 +1812,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1561,6 +1840,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ObjectAccessControl, bucket: String, entity: String) {
                 self.body = body
@@ -1580,6 +1865,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1607,6 +1895,12 @@ extension Storage {
             public var ifMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, folder: String) {
                 self.bucket = bucket
@@ -1625,6 +1919,9 @@ extension Storage {
                 if let value = self.ifMetagenerationMatch { query.parameters.set("ifMetagenerationMatch", value) }
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1650,6 +1947,12 @@ extension Storage {
             public var ifMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, folder: String) {
                 self.bucket = bucket
@@ -1668,6 +1971,9 @@ extension Storage {
                 if let value = self.ifMetagenerationMatch { query.parameters.set("ifMetagenerationMatch", value) }
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1693,6 +1999,12 @@ extension Storage {
             public var ifMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, folder: String) {
                 self.bucket = bucket
@@ -1711,6 +2023,9 @@ extension Storage {
                 if let value = self.ifMetagenerationMatch { query.parameters.set("ifMetagenerationMatch", value) }
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1734,6 +2049,12 @@ extension Storage {
             public var recursive: Bool?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Folder, bucket: String) {
                 self.body = body
@@ -1751,6 +2072,9 @@ extension Storage {
                 if let value = self.recursive { query.parameters.set("recursive", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1782,6 +2106,12 @@ extension Storage {
             public var startOffset: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -1802,6 +2132,9 @@ extension Storage {
                 if let value = self.prefix { query.parameters.set("prefix", value) }
                 if let value = self.startOffset { query.parameters.set("startOffset", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1829,6 +2162,12 @@ extension Storage {
             public var ifSourceMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, sourceFolder: String, destinationFolder: String) {
                 self.bucket = bucket
@@ -1849,6 +2188,9 @@ extension Storage {
                 if let value = self.ifSourceMetagenerationMatch { query.parameters.set("ifSourceMetagenerationMatch", value) }
                 if let value = self.ifSourceMetagenerationNotMatch { query.parameters.set("ifSourceMetagenerationNotMatch", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1878,6 +2220,12 @@ extension Storage {
             public var ifMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, managedFolder: String) {
                 self.bucket = bucket
@@ -1897,6 +2245,9 @@ extension Storage {
                 if let value = self.ifMetagenerationMatch { query.parameters.set("ifMetagenerationMatch", value) }
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1922,6 +2273,12 @@ extension Storage {
             public var ifMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, managedFolder: String) {
                 self.bucket = bucket
@@ -1940,6 +2297,9 @@ extension Storage {
                 if let value = self.ifMetagenerationMatch { query.parameters.set("ifMetagenerationMatch", value) }
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -1965,6 +2325,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, managedFolder: String) {
                 self.bucket = bucket
@@ -1983,6 +2349,9 @@ extension Storage {
                 if let value = self.optionsRequestedPolicyVersion { query.parameters.set("optionsRequestedPolicyVersion", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2004,6 +2373,12 @@ extension Storage {
             public var bucket: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ManagedFolder, bucket: String) {
                 self.body = body
@@ -2020,6 +2395,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2045,6 +2423,12 @@ extension Storage {
             public var prefix: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -2062,6 +2446,9 @@ extension Storage {
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 if let value = self.prefix { query.parameters.set("prefix", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2087,6 +2474,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Policy, bucket: String, managedFolder: String) {
                 self.body = body
@@ -2106,6 +2499,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2131,6 +2527,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, managedFolder: String, permissions: [String]) {
                 self.bucket = bucket
@@ -2150,6 +2552,9 @@ extension Storage {
                 query.parameters.set("permissions", values: self.permissions)
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2177,6 +2582,12 @@ extension Storage {
             public var ifMetagenerationNotMatch: Int64?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ManagedFolder, bucket: String, managedFolder: String) {
                 self.body = body
@@ -2197,6 +2608,9 @@ extension Storage {
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2222,6 +2636,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, notification: String) {
                 self.bucket = bucket
@@ -2239,6 +2659,9 @@ extension Storage {
                 query.pathParameters["notification"] = self.notification
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2262,6 +2685,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, notification: String) {
                 self.bucket = bucket
@@ -2279,6 +2708,9 @@ extension Storage {
                 query.pathParameters["notification"] = self.notification
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2302,6 +2734,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Notification, bucket: String) {
                 self.body = body
@@ -2319,6 +2757,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2340,6 +2781,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -2355,6 +2802,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2384,6 +2834,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String, entity: String) {
                 self.bucket = bucket
@@ -2404,6 +2860,9 @@ extension Storage {
                 if let value = self.generation { query.parameters.set("generation", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2431,6 +2890,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String, entity: String) {
                 self.bucket = bucket
@@ -2451,6 +2916,9 @@ extension Storage {
                 if let value = self.generation { query.parameters.set("generation", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2478,6 +2946,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ObjectAccessControl, bucket: String, object: String) {
                 self.body = body
@@ -2498,6 +2972,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2523,6 +3000,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String) {
                 self.bucket = bucket
@@ -2541,6 +3024,9 @@ extension Storage {
                 if let value = self.generation { query.parameters.set("generation", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2570,6 +3056,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ObjectAccessControl, bucket: String, object: String, entity: String) {
                 self.body = body
@@ -2592,6 +3084,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2621,6 +3116,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ObjectAccessControl, bucket: String, object: String, entity: String) {
                 self.body = body
@@ -2643,6 +3144,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2666,6 +3170,12 @@ extension Storage {
             public var bucket: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.BulkRestoreObjectsRequest, bucket: String) {
                 self.body = body
@@ -2682,6 +3192,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2720,6 +3233,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.ComposeRequest, destinationBucket: String, destinationObject: String) {
                 self.body = body
@@ -2744,6 +3263,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -2823,6 +3345,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Object, sourceBucket: String, sourceObject: String, destinationBucket: String, destinationObject: String) {
                 self.body = body
@@ -2858,6 +3386,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -2931,6 +3462,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String) {
                 self.bucket = bucket
@@ -2953,6 +3490,9 @@ extension Storage {
                 if let value = self.ifMetagenerationNotMatch { query.parameters.set("ifMetagenerationNotMatch", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -2992,6 +3532,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String) {
                 self.bucket = bucket
@@ -3024,6 +3570,9 @@ extension Storage {
                 if let value = self.softDeleted { query.parameters.set("softDeleted", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3063,6 +3612,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String) {
                 self.bucket = bucket
@@ -3081,6 +3636,9 @@ extension Storage {
                 if let value = self.generation { query.parameters.set("generation", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -3122,6 +3680,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
             /// Media to upload with the metadata: multipart, media, resumable.
             public var upload: UploadParameters?
 
@@ -3151,6 +3715,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 query.uploadPath = "/upload/storage/v1/b/{bucket}/o"
                 query.upload = self.upload
                 return query
@@ -3240,6 +3807,12 @@ extension Storage {
             public var versions: Bool?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -3268,6 +3841,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 if let value = self.versions { query.parameters.set("versions", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3325,6 +3901,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, sourceObject: String, destinationObject: String) {
                 self.bucket = bucket
@@ -3353,6 +3935,9 @@ extension Storage {
                 if let value = self.projection { query.parameters.set("projection", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3408,6 +3993,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Object, bucket: String, object: String) {
                 self.body = body
@@ -3435,6 +4026,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3514,6 +4108,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String, generation: Int64) {
                 self.bucket = bucket
@@ -3540,6 +4140,9 @@ extension Storage {
                 if let value = self.restoreToken { query.parameters.set("restoreToken", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3616,6 +4219,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Object, sourceBucket: String, sourceObject: String, destinationBucket: String, destinationObject: String) {
                 self.body = body
@@ -3654,6 +4263,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3721,6 +4333,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Policy, bucket: String, object: String) {
                 self.body = body
@@ -3741,6 +4359,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -3768,6 +4389,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String, permissions: [String]) {
                 self.bucket = bucket
@@ -3788,6 +4415,9 @@ extension Storage {
                 if let value = self.generation { query.parameters.set("generation", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -3829,6 +4459,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.Object, bucket: String, object: String) {
                 self.body = body
@@ -3856,6 +4492,9 @@ extension Storage {
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -3923,6 +4562,12 @@ extension Storage {
             public var userProject: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, object: String, contextKey: String) {
                 self.bucket = bucket
@@ -3943,6 +4588,9 @@ extension Storage {
                 if let value = self.generation { query.parameters.set("generation", value) }
                 if let value = self.userProject { query.parameters.set("userProject", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -3968,6 +4616,12 @@ extension Storage {
             public var operationId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.AdvanceRelocateBucketOperationRequest, bucket: String, operationId: String) {
                 self.body = body
@@ -3986,6 +4640,9 @@ extension Storage {
                 query.pathParameters["operationId"] = self.operationId
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4007,6 +4664,12 @@ extension Storage {
             public var operationId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, operationId: String) {
                 self.bucket = bucket
@@ -4023,6 +4686,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["operationId"] = self.operationId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4044,6 +4710,12 @@ extension Storage {
             public var operationId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, operationId: String) {
                 self.bucket = bucket
@@ -4060,6 +4732,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["operationId"] = self.operationId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4085,6 +4760,12 @@ extension Storage {
             public var pageToken: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -4102,6 +4783,9 @@ extension Storage {
                 if let value = self.pageSize { query.parameters.set("pageSize", value) }
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4128,6 +4812,12 @@ extension Storage {
                 public var userProject: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(projectId: String, serviceAccountEmail: String) {
                     self.projectId = projectId
@@ -4145,6 +4835,9 @@ extension Storage {
                     query.parameters.set("serviceAccountEmail", self.serviceAccountEmail)
                     if let value = self.userProject { query.parameters.set("userProject", value) }
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -4168,6 +4861,12 @@ extension Storage {
                 public var userProject: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(projectId: String, accessId: String) {
                     self.projectId = projectId
@@ -4185,6 +4884,9 @@ extension Storage {
                     query.pathParameters["accessId"] = self.accessId
                     if let value = self.userProject { query.parameters.set("userProject", value) }
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -4208,6 +4910,12 @@ extension Storage {
                 public var userProject: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(projectId: String, accessId: String) {
                     self.projectId = projectId
@@ -4225,6 +4933,9 @@ extension Storage {
                     query.pathParameters["accessId"] = self.accessId
                     if let value = self.userProject { query.parameters.set("userProject", value) }
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -4254,6 +4965,12 @@ extension Storage {
                 public var userProject: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(projectId: String) {
                     self.projectId = projectId
@@ -4273,6 +4990,9 @@ extension Storage {
                     if let value = self.showDeletedKeys { query.parameters.set("showDeletedKeys", value) }
                     if let value = self.userProject { query.parameters.set("userProject", value) }
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -4298,6 +5018,12 @@ extension Storage {
                 public var userProject: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(_ body: GoogleStorage.HmacKeyMetadata, projectId: String, accessId: String) {
                     self.body = body
@@ -4317,6 +5043,9 @@ extension Storage {
                     if let value = self.userProject { query.parameters.set("userProject", value) }
                     query.setBody(self.body)
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -4340,6 +5069,12 @@ extension Storage {
                 public var userProject: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(projectId: String) {
                     self.projectId = projectId
@@ -4355,6 +5090,9 @@ extension Storage {
                     query.pathParameters["projectId"] = self.projectId
                     if let value = self.userProject { query.parameters.set("userProject", value) }
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -4379,6 +5117,12 @@ extension Storage {
             public var rapidCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, rapidCacheId: String) {
                 self.bucket = bucket
@@ -4395,6 +5139,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["rapidCacheId"] = self.rapidCacheId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4416,6 +5163,12 @@ extension Storage {
             public var rapidCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String, rapidCacheId: String) {
                 self.bucket = bucket
@@ -4432,6 +5185,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.pathParameters["rapidCacheId"] = self.rapidCacheId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4453,6 +5209,12 @@ extension Storage {
             public var bucket: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.RapidCache, bucket: String) {
                 self.body = body
@@ -4469,6 +5231,9 @@ extension Storage {
                 query.pathParameters["bucket"] = self.bucket
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4492,6 +5257,12 @@ extension Storage {
             public var pageToken: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(bucket: String) {
                 self.bucket = bucket
@@ -4508,6 +5279,9 @@ extension Storage {
                 if let value = self.pageSize { query.parameters.set("pageSize", value) }
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -4531,6 +5305,12 @@ extension Storage {
             public var rapidCacheId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleStorage.RapidCache, bucket: String, rapidCacheId: String) {
                 self.body = body
@@ -4549,6 +5329,9 @@ extension Storage {
                 query.pathParameters["rapidCacheId"] = self.rapidCacheId
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }

@@ -19,6 +19,12 @@ extension Tasks {
             public var tasklist: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String) {
                 self.tasklist = tasklist
@@ -33,6 +39,9 @@ extension Tasks {
                                           method: HTTPMethod(rawValue: "DELETE"), path: "tasks/v1/users/@me/lists/{tasklist}")
                 query.pathParameters["tasklist"] = self.tasklist
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -52,6 +61,12 @@ extension Tasks {
             public var tasklist: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String) {
                 self.tasklist = tasklist
@@ -66,6 +81,9 @@ extension Tasks {
                                           method: HTTPMethod(rawValue: "GET"), path: "tasks/v1/users/@me/lists/{tasklist}")
                 query.pathParameters["tasklist"] = self.tasklist
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -85,6 +103,12 @@ extension Tasks {
             public var body: GoogleTasks.TaskList
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleTasks.TaskList) {
                 self.body = body
@@ -99,6 +123,9 @@ extension Tasks {
                                           method: HTTPMethod(rawValue: "POST"), path: "tasks/v1/users/@me/lists")
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -120,6 +147,12 @@ extension Tasks {
             public var pageToken: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init() {}
 
@@ -133,6 +166,9 @@ extension Tasks {
                 if let value = self.maxResults { query.parameters.set("maxResults", value) }
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -154,6 +190,12 @@ extension Tasks {
             public var tasklist: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleTasks.TaskList, tasklist: String) {
                 self.body = body
@@ -170,6 +212,9 @@ extension Tasks {
                 query.pathParameters["tasklist"] = self.tasklist
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -191,6 +236,12 @@ extension Tasks {
             public var tasklist: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleTasks.TaskList, tasklist: String) {
                 self.body = body
@@ -207,6 +258,9 @@ extension Tasks {
                 query.pathParameters["tasklist"] = self.tasklist
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -228,6 +282,12 @@ extension Tasks {
             public var tasklist: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String) {
                 self.tasklist = tasklist
@@ -242,6 +302,9 @@ extension Tasks {
                                           method: HTTPMethod(rawValue: "POST"), path: "tasks/v1/lists/{tasklist}/clear")
                 query.pathParameters["tasklist"] = self.tasklist
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -263,6 +326,12 @@ extension Tasks {
             public var task: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String, task: String) {
                 self.tasklist = tasklist
@@ -279,6 +348,9 @@ extension Tasks {
                 query.pathParameters["tasklist"] = self.tasklist
                 query.pathParameters["task"] = self.task
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -300,6 +372,12 @@ extension Tasks {
             public var task: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String, task: String) {
                 self.tasklist = tasklist
@@ -316,6 +394,9 @@ extension Tasks {
                 query.pathParameters["tasklist"] = self.tasklist
                 query.pathParameters["task"] = self.task
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -341,6 +422,12 @@ extension Tasks {
             public var previous: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleTasks.Task, tasklist: String) {
                 self.body = body
@@ -359,6 +446,9 @@ extension Tasks {
                 if let value = self.previous { query.parameters.set("previous", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -400,6 +490,12 @@ extension Tasks {
             public var updatedMin: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String) {
                 self.tasklist = tasklist
@@ -425,6 +521,9 @@ extension Tasks {
                 if let value = self.showHidden { query.parameters.set("showHidden", value) }
                 if let value = self.updatedMin { query.parameters.set("updatedMin", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -452,6 +551,12 @@ extension Tasks {
             public var previous: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(tasklist: String, task: String) {
                 self.tasklist = tasklist
@@ -471,6 +576,9 @@ extension Tasks {
                 if let value = self.parent { query.parameters.set("parent", value) }
                 if let value = self.previous { query.parameters.set("previous", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -494,6 +602,12 @@ extension Tasks {
             public var task: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleTasks.Task, tasklist: String, task: String) {
                 self.body = body
@@ -512,6 +626,9 @@ extension Tasks {
                 query.pathParameters["task"] = self.task
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -535,6 +652,12 @@ extension Tasks {
             public var task: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoogleTasks.Task, tasklist: String, task: String) {
                 self.body = body
@@ -553,6 +676,9 @@ extension Tasks {
                 query.pathParameters["task"] = self.task
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }

@@ -39,6 +39,8 @@ public struct Query<Response: QueryResponse>: Sendable {
     public var requestID: String
     /// What this query overrides of the service's settings.
     public var execution: ExecutionParameters
+    /// The parameters every Google API takes (`quotaUser`, …).
+    public var standardParameters: StandardParameters
     /// Media to upload with the query: set it for methods that take media (GTLR's
     /// `uploadParameters`). Executing the query then uploads (see `Docs/Uploads.md`).
     public var upload: UploadParameters?
@@ -60,6 +62,7 @@ public struct Query<Response: QueryResponse>: Sendable {
         self.headers = [:]
         self.requestID = RequestID.next()
         self.execution = ExecutionParameters()
+        self.standardParameters = StandardParameters()
         self.upload = nil
         self.uploadPath = nil
     }

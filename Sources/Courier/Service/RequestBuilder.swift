@@ -14,6 +14,7 @@ enum RequestBuilder {
         var urlText = expanded.hasPrefix("/") ? root + expanded.dropFirst() : root + query.api.servicePath + expanded
 
         var parameters = query.parameters
+        query.standardParameters.apply(to: &parameters)
         if let uploadType { parameters.set("uploadType", uploadType) }
         if let fields = query.fields { parameters.set("fields", fields) }
         if query.downloadsMedia { parameters.set("alt", "media") }

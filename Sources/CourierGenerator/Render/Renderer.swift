@@ -149,6 +149,12 @@ struct Renderer {
             }
             writer.line("/// A partial response: only these fields (`items(id,name),nextPageToken`).")
             writer.line("public var fields: String?")
+            writer.line("/// The parameters every Google API takes (`quotaUser`, …).")
+            writer.line("public var standardParameters = StandardParameters()")
+            writer.line("/// How this query runs: retry, timeouts, idempotency, paging, another root URL.")
+            writer.line("public var execution = ExecutionParameters()")
+            writer.line("/// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.")
+            writer.line("public var requestID: String?")
             if method.uploadPath != nil {
                 writer.line("/// Media to upload with the metadata: \(method.uploadProtocols.joined(separator: ", ")).")
                 writer.line("public var upload: UploadParameters?")
@@ -216,6 +222,9 @@ struct Renderer {
             }
             if let body = method.requestBody { writer.line("query.setBody(self.\(Names.bare(body.swiftName)))") }
             writer.line("query.fields = self.fields")
+            writer.line("query.standardParameters = self.standardParameters")
+            writer.line("query.execution = self.execution")
+            writer.line("if let requestID = self.requestID { query.requestID = requestID }")
             if let path = method.uploadPath {
                 writer.line("query.uploadPath = \(CodeWriter.literal(path))")
                 writer.line("query.upload = self.upload")

@@ -30,7 +30,7 @@ extension Translator {
         }
         let optionalKeys = parameters.keys.sorted().filter { !requiredKeys.contains($0) }
         // Properties of the struct: the parameters, `fields`, the body, the upload and download switches.
-        var reserved: Set<String> = ["fields", "makeQuery", "init", "Response"]
+        var reserved: Set<String> = ["fields", "standardParameters", "execution", "requestID", "makeQuery", "init", "Response"]
         let hasBody = method.request?.ref != nil
         let bodyName = parameters.keys.contains(where: { Names.lowerCamel($0) == "body" }) ? "requestBody" : "body"
         if hasBody { reserved.insert(bodyName) }

@@ -52,6 +52,28 @@ import Testing
         }
     }
 
+    /// Every generated query carries the standard parameters and its execution settings itself,
+    /// without going through `makeQuery()`.
+    @Test func standardParametersAndExecutionAreSetOnTheGeneratedQuery() throws {
+        var list = GoldenNotes.Notes.Notes.list()
+        list.standardParameters.quotaUser = "user-42"
+        list.standardParameters.errorFormat = .v2
+        list.execution.paging = .fetchAll(maxPages: 3)
+        list.execution.idempotency = .never
+        list.execution.timeouts = Timeouts(connect: .seconds(1), idle: .seconds(2))
+        list.requestID = "list-1"
+        let query = list.makeQuery()
+        #expect(query.requestID == "list-1")
+        #expect(query.execution.paging == .fetchAll(maxPages: 3))
+        #expect(query.execution.idempotency == .never)
+        #expect(query.execution.timeouts == Timeouts(connect: .seconds(1), idle: .seconds(2)))
+        let url = try url(list)
+        #expect(url.contains("quotaUser=user-42"))
+        #expect(url.contains("%24.xgafv=2"))
+        #expect(!url.contains("userIp"))
+        #expect(GoldenNotes.Notes.Notes.list().makeQuery().requestID != GoldenNotes.Notes.Notes.list().makeQuery().requestID)
+    }
+
     @Test func pathParametersStayInTheirSegmentUnlessReserved() throws {
         let hostile = try url(GoldenNotes.Notes.Notes.get(noteId: "../a/b?c"))
         #expect(hostile == "https://notes.example.com/notes/v1/notes/..%2Fa%2Fb%3Fc?prettyPrint=false", "\(hostile)")

@@ -16,6 +16,12 @@ extension Notes {
 
         /// A partial response: only these fields (`items(id,name),nextPageToken`).
         public var fields: String?
+        /// The parameters every Google API takes (`quotaUser`, …).
+        public var standardParameters = StandardParameters()
+        /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+        public var execution = ExecutionParameters()
+        /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+        public var requestID: String?
 
         public init() {}
 
@@ -27,6 +33,9 @@ extension Notes {
             var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.ping",
                                       method: HTTPMethod(rawValue: "GET"), path: "ping")
             query.fields = self.fields
+            query.standardParameters = self.standardParameters
+            query.execution = self.execution
+            if let requestID = self.requestID { query.requestID = requestID }
             return query
         }
     }
@@ -43,6 +52,12 @@ extension Notes {
             public var pageToken: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init() {}
 
@@ -55,6 +70,9 @@ extension Notes {
                                           method: HTTPMethod(rawValue: "GET"), path: "aggregated/notes")
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -70,6 +88,12 @@ extension Notes {
             public var noteId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(noteId: String) {
                 self.noteId = noteId
@@ -84,6 +108,9 @@ extension Notes {
                                           method: HTTPMethod(rawValue: "DELETE"), path: "notes/{noteId}")
                 query.pathParameters["noteId"] = self.noteId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -99,6 +126,12 @@ extension Notes {
             public var noteId: String
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(noteId: String) {
                 self.noteId = noteId
@@ -120,6 +153,9 @@ extension Notes {
                                           method: HTTPMethod(rawValue: "GET"), path: "notes/{noteId}")
                 query.pathParameters["noteId"] = self.noteId
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -142,6 +178,12 @@ extension Notes {
             public var mode: Mode
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init(_ body: GoldenNotes.Note, project: String, mode: Mode) {
                 self.body = body
@@ -160,6 +202,9 @@ extension Notes {
                 query.parameters.set("mode", self.mode)
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -187,6 +232,12 @@ extension Notes {
             public var body: GoldenNotes.Note
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
             /// Media to upload with the metadata: multipart, media, resumable.
             public var upload: UploadParameters?
 
@@ -204,6 +255,9 @@ extension Notes {
                                           method: HTTPMethod(rawValue: "POST"), path: "notes")
                 query.setBody(self.body)
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 query.uploadPath = "/upload/notes/v1/notes"
                 query.upload = self.upload
                 return query
@@ -239,6 +293,12 @@ extension Notes {
             public var within: Duration?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init() {}
 
@@ -262,6 +322,9 @@ extension Notes {
                 if let value = self.weights { query.parameters.set("weights", values: value) }
                 if let value = self.within { query.parameters.set("within", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
 
@@ -289,6 +352,12 @@ extension Notes {
             public var q: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
 
             public init() {}
 
@@ -302,6 +371,9 @@ extension Notes {
                 if let value = self.pageToken { query.parameters.set("pageToken", value) }
                 if let value = self.q { query.parameters.set("q", value) }
                 query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
         }
@@ -318,6 +390,12 @@ extension Notes {
                 public var name: String
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init(name: String) {
                     self.name = name
@@ -332,6 +410,9 @@ extension Notes {
                                               method: HTTPMethod(rawValue: "GET"), path: "{+name}/attachments")
                     query.pathParameters["name"] = self.name
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
@@ -349,6 +430,12 @@ extension Notes {
                 public var pageToken: String?
                 /// A partial response: only these fields (`items(id,name),nextPageToken`).
                 public var fields: String?
+                /// The parameters every Google API takes (`quotaUser`, …).
+                public var standardParameters = StandardParameters()
+                /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+                public var execution = ExecutionParameters()
+                /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+                public var requestID: String?
 
                 public init() {}
 
@@ -361,6 +448,9 @@ extension Notes {
                                               method: HTTPMethod(rawValue: "GET"), path: "operations")
                     if let value = self.pageToken { query.parameters.set("pageToken", value) }
                     query.fields = self.fields
+                    query.standardParameters = self.standardParameters
+                    query.execution = self.execution
+                    if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
             }
