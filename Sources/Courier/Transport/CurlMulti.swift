@@ -73,8 +73,8 @@ final class CurlMulti {
     func enqueue(_ transfer: Transfer) {
         liveTransfers += 1
         registry[transfer.id] = transfer
-        if admission.admit(transfer, key: transfer.target.hostKey) {
-            _ = transfer.start()
+        if admission.admit(transfer, key: transfer.target.hostKey), !transfer.start() {
+            admission.release(key: transfer.target.hostKey) // resolved meanwhile: the slot is not used
         }
     }
 
