@@ -14,14 +14,18 @@ public struct GenerateCommand: AsyncParsableCommand {
 
             Example:
               courier generate storage.v1.json --module GoogleStorage --output Sources/GoogleStorage
+              courier generate storage.v1.json          # the same: the module is named from the document
             """
     )
 
     @Argument(help: "The discovery document (JSON), as https://www.googleapis.com/discovery/v1/apis/<api>/<version>/rest serves it.")
     var document: String
 
-    @Option(help: "The Swift module the code is compiled into (type references are qualified with it).")
-    var module: String
+    @Option(help: """
+        The Swift module the code is compiled into (type references are qualified with it). \
+        Default: the output folder's name, else Google<Name> from the document (storage → GoogleStorage).
+        """)
+    var module: String?
 
     @Option(help: "The folder to write the files into (default: Sources/<module>).")
     var output: String?
@@ -35,13 +39,12 @@ public struct GenerateCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        guard module.first?.isLetter == true, module.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw ValidationError("--module must be a Swift identifier")
-        }
+        if let module, !Generator.isIdentifier(module) { throw ValidationError("--module must be a Swift identifier") }
     }
 
     public func run() async throws {
         guard let data = FileManager.default.contents(atPath: document) else { throw ValidationError("cannot read \(document)") }
+        let module = try module ?? Generator.defaultModuleName(discovery: data, outputFolder: output)
         let started = ContinuousClock.now
         let generated = try Generator.generate(discovery: data, moduleName: module, serviceName: serviceName)
         let elapsed = ContinuousClock.now - started

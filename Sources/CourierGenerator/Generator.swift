@@ -21,6 +21,25 @@ public enum Generator {
         let files = Renderer(module: model).render().map { GeneratedModule.File(name: $0.name, contents: $0.contents) }
         return GeneratedModule(moduleName: moduleName, files: files)
     }
+
+    /// The module name when none is given: the output folder's name when it is a Swift
+    /// identifier (`Sources/GoogleStorage` → `GoogleStorage`, as SwiftPM names a target after its
+    /// folder), else `Google` and the document's `name` in UpperCamelCase (`storage` →
+    /// `GoogleStorage`, the shipped clients' names).
+    public static func defaultModuleName(discovery: Data, outputFolder: String?) throws -> String {
+        if let folder = outputFolder.map({ URL(fileURLWithPath: $0).lastPathComponent }), isIdentifier(folder) {
+            return folder
+        }
+        let document = try DiscoveryDocument.parse(discovery)
+        let name = "Google" + Names.upperCamel(document.name)
+        guard isIdentifier(name) else { throw GeneratorError.invalidDiscoveryDocument("no module name can be made from \"\(document.name)\"") }
+        return name
+    }
+
+    /// A Swift identifier a module can be named: a letter, then letters, digits and underscores.
+    public static func isIdentifier(_ name: String) -> Bool {
+        name.first?.isLetter == true && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
 }
 
 /// The generated source files of one module.

@@ -30,6 +30,17 @@ import Testing
         }
     }
 
+    /// `--module` defaults to the output folder's name, else to Google<Name> from the document.
+    @Test func theModuleNameDefaultsFromTheFolderOrTheDocument() throws {
+        let storage = try Data(contentsOf: Self.repository.appendingPathComponent("Sources/GoogleStorage/discovery.json"))
+        #expect(try Generator.defaultModuleName(discovery: storage, outputFolder: nil) == "GoogleStorage")
+        #expect(try Generator.defaultModuleName(discovery: storage, outputFolder: "Sources/MyStorage") == "MyStorage")
+        #expect(try Generator.defaultModuleName(discovery: storage, outputFolder: "Sources/my-storage/") == "GoogleStorage")
+        let tasks = try Data(contentsOf: Self.repository.appendingPathComponent("Sources/GoogleTasks/discovery.json"))
+        #expect(try Generator.defaultModuleName(discovery: tasks, outputFolder: nil) == "GoogleTasks")
+        #expect(throws: GeneratorError.self) { try Generator.defaultModuleName(discovery: Data("{}".utf8), outputFolder: nil) }
+    }
+
     @Test func generatingIsDeterministic() throws {
         let first = try Self.generate("Sources/GoogleStorage/discovery.json", module: "GoogleStorage")
         let second = try Self.generate("Sources/GoogleStorage/discovery.json", module: "GoogleStorage")
