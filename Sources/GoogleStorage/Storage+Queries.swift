@@ -156,6 +156,8 @@ extension Storage {
             /// Name of the parent bucket.
             public var bucket: String
             /// Maximum number of items to return in a single page of responses. Maximum 1000.
+            ///
+            /// At least 0.
             public var pageSize: Int32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?
@@ -773,6 +775,8 @@ extension Storage {
             /// Name of a bucket.
             public var bucket: String
             /// The IAM policy format version to be returned. If the optionsRequestedPolicyVersion is for an older version that doesn't support part of the requested IAM policy, the request fails.
+            ///
+            /// At least 1.
             public var optionsRequestedPolicyVersion: Int32?
             /// The project to be billed for this request. Required for Requester Pays buckets.
             public var userProject: String?
@@ -868,6 +872,8 @@ extension Storage {
             /// A valid API project identifier.
             public var project: String
             /// When set to true, object retention is enabled for this bucket.
+            ///
+            /// Default: `false`.
             public var enableObjectRetention: Bool?
             /// Apply a predefined set of access controls to this bucket.
             public var predefinedAcl: PredefinedAcl?
@@ -990,6 +996,9 @@ extension Storage {
             /// A valid API project identifier.
             public var project: String
             /// Maximum number of buckets to return in a single response. The service will use this parameter or 1,000 items, whichever is smaller.
+            ///
+            /// Default: `1000`.
+            /// At least 0.
             public var maxResults: UInt32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?
@@ -2097,6 +2106,8 @@ extension Storage {
             /// Filter results to folders whose names are lexicographically before endOffset. If startOffset is also set, the folders listed will have names between startOffset (inclusive) and endOffset (exclusive).
             public var endOffset: String?
             /// Maximum number of items to return in a single page of responses.
+            ///
+            /// At least 0.
             public var pageSize: Int32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?
@@ -2320,6 +2331,8 @@ extension Storage {
             /// The managed folder name/path.
             public var managedFolder: String
             /// The IAM policy format version to be returned. If the optionsRequestedPolicyVersion is for an older version that doesn't support part of the requested IAM policy, the request fails.
+            ///
+            /// At least 1.
             public var optionsRequestedPolicyVersion: Int32?
             /// The project to be billed for this request. Required for Requester Pays buckets.
             public var userProject: String?
@@ -2416,6 +2429,8 @@ extension Storage {
             /// Name of the bucket containing the managed folder.
             public var bucket: String
             /// Maximum number of items to return in a single page of responses.
+            ///
+            /// At least 0.
             public var pageSize: Int32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?
@@ -3790,6 +3805,9 @@ extension Storage {
             /// Filter results to objects and prefixes that match this glob pattern.
             public var matchGlob: String?
             /// Maximum number of items plus prefixes to return in a single page of responses. As duplicate prefixes are omitted, fewer total results may be returned than requested. The service will use this parameter or 1,000 items, whichever is smaller.
+            ///
+            /// Default: `1000`.
+            /// At least 0.
             public var maxResults: UInt32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?
@@ -4755,6 +4773,8 @@ extension Storage {
             /// A filter to narrow down results to a preferred subset. The filtering language is documented in more detail in [AIP-160](https://google.aip.dev/160).
             public var filter: String?
             /// Maximum number of items to return in a single page of responses. Fewer total results may be returned than requested. The service uses this parameter or 100 items, whichever is smaller.
+            ///
+            /// At least 0.
             public var pageSize: Int32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?
@@ -4954,6 +4974,9 @@ extension Storage {
                 /// Name of the project in which to look for HMAC keys.
                 public var projectId: String
                 /// Maximum number of items to return in a single page of responses. The service uses this parameter or 250 items, whichever is smaller. The max number of items per page will also be limited by the number of distinct service accounts in the response. If the number of service accounts in a single response is too high, the page will truncated and a next page token will be returned.
+                ///
+                /// Default: `250`.
+                /// At least 0.
                 public var maxResults: UInt32?
                 /// A previously-returned page token representing part of the larger set of results to view.
                 public var pageToken: String?
@@ -5252,6 +5275,8 @@ extension Storage {
             /// Name of the parent bucket.
             public var bucket: String
             /// Maximum number of items to return in a single page of responses.
+            ///
+            /// At least 0.
             public var pageSize: Int32?
             /// A previously-returned page token representing part of the larger set of results to view.
             public var pageToken: String?

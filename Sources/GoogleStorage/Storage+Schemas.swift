@@ -71,6 +71,8 @@ public struct AnywhereCache: APIObject {
     }
 
     /// The kind of item this is. For Anywhere Cache, this is always storage#anywhereCache.
+    ///
+    /// Default: `storage#anywhereCache`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -125,6 +127,8 @@ public struct AnywhereCaches: APICollection {
     }
 
     /// The kind of item this is. For lists of Anywhere Caches, this is always storage#anywhereCaches.
+    ///
+    /// Default: `storage#anywhereCaches`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -142,6 +146,8 @@ public struct Bucket: APIObject {
     }
 
     /// Access controls on the bucket.
+    ///
+    /// Required by `storage.buckets.update`.
     public var acl: [GoogleStorage.BucketAccessControl]? {
         get { self["acl"] }
         set { self["acl"] = newValue }
@@ -232,6 +238,8 @@ public struct Bucket: APIObject {
     }
 
     /// The kind of item this is. For buckets, this is always storage#bucket.
+    ///
+    /// Default: `storage#bucket`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -274,6 +282,8 @@ public struct Bucket: APIObject {
     }
 
     /// The name of the bucket.
+    ///
+    /// Required by `storage.buckets.insert`.
     public var name: String? {
         get { self["name"] }
         set { self["name"] = newValue }
@@ -1145,6 +1155,8 @@ public struct BucketAccessControl: APIObject {
     /// - The user liz@example.com would be user-liz@example.com.
     /// - The group example@googlegroups.com would be group-example@googlegroups.com.
     /// - To refer to all members of the Google Apps for Business domain example.com, the entity would be domain-example.com.
+    ///
+    /// Required by `storage.bucketAccessControls.insert`.
     public var entity: String? {
         get { self["entity"] }
         set { self["entity"] = newValue }
@@ -1169,6 +1181,8 @@ public struct BucketAccessControl: APIObject {
     }
 
     /// The kind of item this is. For bucket access control entries, this is always storage#bucketAccessControl.
+    ///
+    /// Default: `storage#bucketAccessControl`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1181,6 +1195,8 @@ public struct BucketAccessControl: APIObject {
     }
 
     /// The access permission for the entity.
+    ///
+    /// Required by `storage.bucketAccessControls.insert`.
     public var role: String? {
         get { self["role"] }
         set { self["role"] = newValue }
@@ -1232,6 +1248,8 @@ public struct BucketAccessControls: APIObject {
     }
 
     /// The kind of item this is. For lists of bucket access control entries, this is always storage#bucketAccessControls.
+    ///
+    /// Default: `storage#bucketAccessControls`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1267,6 +1285,8 @@ public struct BucketStorageLayout: APIObject {
     }
 
     /// The kind of item this is. For storage layout, this is always storage#storageLayout.
+    ///
+    /// Default: `storage#storageLayout`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1329,6 +1349,8 @@ public struct Buckets: APICollection {
     }
 
     /// The kind of item this is. For lists of buckets, this is always storage#buckets.
+    ///
+    /// Default: `storage#buckets`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1416,12 +1438,16 @@ public struct ComposeRequest: APIObject {
     }
 
     /// The kind of item this is.
+    ///
+    /// Default: `storage#composeRequest`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
     }
 
     /// The list of source objects that will be concatenated into a single object.
+    ///
+    /// Required by `storage.objects.compose`.
     public var sourceObjects: [SourceObjects]? {
         get { self["sourceObjects"] }
         set { self["sourceObjects"] = newValue }
@@ -1442,6 +1468,8 @@ public struct ComposeRequest: APIObject {
         }
 
         /// The source object's name. All source objects must reside in the same bucket.
+        ///
+        /// Required by `storage.objects.compose`.
         public var name: String? {
             get { self["name"] }
             set { self["name"] = newValue }
@@ -1534,6 +1562,8 @@ public struct Folder: APIObject {
     }
 
     /// The kind of item this is. For folders, this is always storage#folder.
+    ///
+    /// Default: `storage#folder`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1598,6 +1628,8 @@ public struct Folders: APICollection {
     }
 
     /// The kind of item this is. For lists of folders, this is always storage#folders.
+    ///
+    /// Default: `storage#folders`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1617,6 +1649,8 @@ public struct GoogleLongrunningListOperationsResponse: APICollection {
     }
 
     /// The kind of item this is. For lists of operations, this is always storage#operations.
+    ///
+    /// Default: `storage#operations`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1652,6 +1686,8 @@ public struct GoogleLongrunningOperation: APIObject {
     }
 
     /// The kind of item this is. For operations, this is always storage#operation.
+    ///
+    /// Default: `storage#operation`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1721,6 +1757,8 @@ public struct HmacKey: APIObject {
     }
 
     /// The kind of item this is. For HMAC keys, this is always storage#hmacKey.
+    ///
+    /// Default: `storage#hmacKey`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1768,6 +1806,8 @@ public struct HmacKeyMetadata: APIObject {
     }
 
     /// The kind of item this is. For HMAC Key metadata, this is always storage#hmacKeyMetadata.
+    ///
+    /// Default: `storage#hmacKeyMetadata`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1822,6 +1862,8 @@ public struct HmacKeysMetadata: APICollection {
     }
 
     /// The kind of item this is. For lists of hmacKeys, this is always storage#hmacKeysMetadata.
+    ///
+    /// Default: `storage#hmacKeysMetadata`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1857,6 +1899,8 @@ public struct ManagedFolder: APIObject {
     }
 
     /// The kind of item this is. For managed folders, this is always storage#managedFolder.
+    ///
+    /// Default: `storage#managedFolder`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1905,6 +1949,8 @@ public struct ManagedFolders: APICollection {
     }
 
     /// The kind of item this is. For lists of managed folders, this is always storage#managedFolders.
+    ///
+    /// Default: `storage#managedFolders`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1946,6 +1992,8 @@ public struct Notification: APIObject {
     }
 
     /// The kind of item this is. For notifications, this is always storage#notification.
+    ///
+    /// Default: `storage#notification`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -1958,6 +2006,9 @@ public struct Notification: APIObject {
     }
 
     /// The desired content of the Payload.
+    ///
+    /// Required by `storage.notifications.insert`.
+    /// Default: `JSON_API_V1`.
     public var payloadFormat: String? {
         get { self["payload_format"] }
         set { self["payload_format"] = newValue }
@@ -1970,6 +2021,8 @@ public struct Notification: APIObject {
     }
 
     /// The Cloud PubSub topic to which this subscription publishes. Formatted as: '//pubsub.googleapis.com/projects/{project-identifier}/topics/{my-topic}'
+    ///
+    /// Required by `storage.notifications.insert`.
     public var topic: String? {
         get { self["topic"] }
         set { self["topic"] = newValue }
@@ -1993,6 +2046,8 @@ public struct Notifications: APIObject {
     }
 
     /// The kind of item this is. For lists of notifications, this is always storage#notifications.
+    ///
+    /// Default: `storage#notifications`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2010,6 +2065,8 @@ public struct Object: APIObject {
     }
 
     /// Access controls on the object.
+    ///
+    /// Required by `storage.objects.update`.
     public var acl: [GoogleStorage.ObjectAccessControl]? {
         get { self["acl"] }
         set { self["acl"] = newValue }
@@ -2112,6 +2169,8 @@ public struct Object: APIObject {
     }
 
     /// The kind of item this is. For objects, this is always storage#object.
+    ///
+    /// Default: `storage#object`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2360,6 +2419,8 @@ public struct ObjectAccessControl: APIObject {
     /// - The user liz@example.com would be user-liz@example.com.
     /// - The group example@googlegroups.com would be group-example@googlegroups.com.
     /// - To refer to all members of the Google Apps for Business domain example.com, the entity would be domain-example.com.
+    ///
+    /// Required by `storage.defaultObjectAccessControls.insert`, `storage.objectAccessControls.insert`.
     public var entity: String? {
         get { self["entity"] }
         set { self["entity"] = newValue }
@@ -2390,6 +2451,8 @@ public struct ObjectAccessControl: APIObject {
     }
 
     /// The kind of item this is. For object access control entries, this is always storage#objectAccessControl.
+    ///
+    /// Default: `storage#objectAccessControl`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2408,6 +2471,8 @@ public struct ObjectAccessControl: APIObject {
     }
 
     /// The access permission for the entity.
+    ///
+    /// Required by `storage.defaultObjectAccessControls.insert`, `storage.objectAccessControls.insert`.
     public var role: String? {
         get { self["role"] }
         set { self["role"] = newValue }
@@ -2459,6 +2524,8 @@ public struct ObjectAccessControls: APIObject {
     }
 
     /// The kind of item this is. For lists of object access control entries, this is always storage#objectAccessControls.
+    ///
+    /// Default: `storage#objectAccessControls`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2528,6 +2595,8 @@ public struct ObjectFullContext: APIObject {
     }
 
     /// The kind of item this is. For ObjectFullContext, this is always storage#objectFullContext.
+    ///
+    /// Default: `storage#objectFullContext`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2575,6 +2644,8 @@ public struct Objects: APICollection {
     }
 
     /// The kind of item this is. For lists of objects, this is always storage#objects.
+    ///
+    /// Default: `storage#objects`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2598,6 +2669,8 @@ public struct Policy: APIObject {
     }
 
     /// An association between a role, which comes with a set of permissions, and members who may assume that role.
+    ///
+    /// Required by `storage.buckets.setIamPolicy`, `storage.objects.setIamPolicy`, `storage.managedFolders.setIamPolicy`.
     public var bindings: [Bindings]? {
         get { self["bindings"] }
         set { self["bindings"] = newValue }
@@ -2610,6 +2683,8 @@ public struct Policy: APIObject {
     }
 
     /// The kind of item this is. For policies, this is always storage#policy. This field is ignored on input.
+    ///
+    /// Default: `storage#policy`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2651,6 +2726,8 @@ public struct Policy: APIObject {
         /// - projectOwner:projectid - Owners of the given project. For example, projectOwner:my-example-project
         /// - projectEditor:projectid - Editors of the given project. For example, projectEditor:my-example-project
         /// - projectViewer:projectid - Viewers of the given project. For example, projectViewer:my-example-project
+        ///
+        /// Required by `storage.buckets.setIamPolicy`, `storage.objects.setIamPolicy`, `storage.managedFolders.setIamPolicy`.
         public var members: [String]? {
             get { self["members"] }
             set { self["members"] = newValue }
@@ -2667,6 +2744,8 @@ public struct Policy: APIObject {
         /// - roles/storage.legacyBucketReader - Read access to buckets with object listing. Equivalent to an ACL entry on a bucket with the READER role.
         /// - roles/storage.legacyBucketWriter - Read access to buckets with object listing/creation/deletion. Equivalent to an ACL entry on a bucket with the WRITER role.
         /// - roles/storage.legacyBucketOwner - Read and write access to existing buckets with object listing/creation/deletion. Equivalent to an ACL entry on a bucket with the OWNER role.
+        ///
+        /// Required by `storage.buckets.setIamPolicy`, `storage.objects.setIamPolicy`, `storage.managedFolders.setIamPolicy`.
         public var role: String? {
             get { self["role"] }
             set { self["role"] = newValue }
@@ -2721,6 +2800,8 @@ public struct RapidCache: APIObject {
     }
 
     /// The kind of item this is. For Rapid Cache, this is always storage#rapidCache.
+    ///
+    /// Default: `storage#rapidCache`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2833,6 +2914,8 @@ public struct RapidCaches: APICollection {
     }
 
     /// The kind of item this is. For lists of Rapid Caches, this is always storage#rapidCaches.
+    ///
+    /// Default: `storage#rapidCaches`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2906,6 +2989,8 @@ public struct RewriteResponse: APIObject {
     }
 
     /// The kind of item this is.
+    ///
+    /// Default: `storage#rewriteResponse`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2953,6 +3038,8 @@ public struct ServiceAccount: APIObject {
     }
 
     /// The kind of item this is. For notifications, this is always storage#notification.
+    ///
+    /// Default: `storage#serviceAccount`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -2970,6 +3057,8 @@ public struct TestIamPermissionsResponse: APIObject {
     }
 
     /// The kind of item this is.
+    ///
+    /// Default: `storage#testIamPermissionsResponse`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }

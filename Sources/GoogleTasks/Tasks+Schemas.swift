@@ -12,24 +12,32 @@ public struct AssignmentInfo: APIObject {
     }
 
     /// Output only. Information about the Drive file where this task originates from. Currently, the Drive file can only be a document. This field is read-only.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var driveResourceInfo: GoogleTasks.DriveResourceInfo? {
         get { self["driveResourceInfo"] }
         set { self["driveResourceInfo"] = newValue }
     }
 
     /// Output only. An absolute link to the original task in the surface of assignment (Docs, Chat spaces, etc.).
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var linkToTask: String? {
         get { self["linkToTask"] }
         set { self["linkToTask"] = newValue }
     }
 
     /// Output only. Information about the Chat Space where this task originates from. This field is read-only.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var spaceInfo: GoogleTasks.SpaceInfo? {
         get { self["spaceInfo"] }
         set { self["spaceInfo"] = newValue }
     }
 
     /// Output only. The type of surface this assigned task originates from. Currently limited to DOCUMENT or SPACE.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var surfaceType: SurfaceType? {
         get { self["surfaceType"] }
         set { self["surfaceType"] = newValue }
@@ -66,12 +74,16 @@ public struct DriveResourceInfo: APIObject {
     }
 
     /// Output only. Identifier of the file in the Drive API.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var driveFileId: String? {
         get { self["driveFileId"] }
         set { self["driveFileId"] = newValue }
     }
 
     /// Output only. Resource key required to access files shared via a shared link. Not required for all files. See also developers.google.com/drive/api/guides/resource-keys.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var resourceKey: String? {
         get { self["resourceKey"] }
         set { self["resourceKey"] = newValue }
@@ -88,6 +100,8 @@ public struct SpaceInfo: APIObject {
     }
 
     /// Output only. The Chat space where this task originates from. The format is "spaces/{space}".
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var space: String? {
         get { self["space"] }
         set { self["space"] = newValue }
@@ -103,6 +117,8 @@ public struct Task: APIObject {
     }
 
     /// Output only. Context information for assigned tasks. A task can be assigned to a user, currently possible from surfaces like Docs and Chat Spaces. This field is populated for tasks assigned to the current user and identifies where the task was assigned from. This field is read-only.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var assignmentInfo: GoogleTasks.AssignmentInfo? {
         get { self["assignmentInfo"] }
         set { self["assignmentInfo"] = newValue }
@@ -145,12 +161,16 @@ public struct Task: APIObject {
     }
 
     /// Output only. Type of the resource. This is always "tasks#task".
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
     }
 
     /// Output only. Collection of links. This collection is read-only.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var links: [Links]? {
         get { self["links"] }
         set { self["links"] = newValue }
@@ -163,18 +183,24 @@ public struct Task: APIObject {
     }
 
     /// Output only. Parent task identifier. This field is omitted if it is a top-level task. Use the "move" method to move the task under a different parent or to the top level. A parent task can never be an assigned task (from Chat Spaces, Docs). This field is read-only.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var parent: String? {
         get { self["parent"] }
         set { self["parent"] = newValue }
     }
 
     /// Output only. String indicating the position of the task among its sibling tasks under the same parent task or at the top level. If this string is greater than another task's corresponding position string according to lexicographical ordering, the task is positioned after the other task under the same parent task (or at the top level). Use the "move" method to move the task to another position.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var position: String? {
         get { self["position"] }
         set { self["position"] = newValue }
     }
 
     /// Output only. URL pointing to this task. Used to retrieve, update, or delete this task.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var selfLink: String? {
         get { self["selfLink"] }
         set { self["selfLink"] = newValue }
@@ -193,12 +219,16 @@ public struct Task: APIObject {
     }
 
     /// Output only. Last modification time of the task (as a RFC 3339 timestamp).
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var updated: String? {
         get { self["updated"] }
         set { self["updated"] = newValue }
     }
 
     /// Output only. An absolute link to the task in the Google Tasks Web UI.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var webViewLink: String? {
         get { self["webViewLink"] }
         set { self["webViewLink"] = newValue }
@@ -253,12 +283,16 @@ public struct TaskList: APIObject {
     }
 
     /// Output only. Type of the resource. This is always "tasks#taskList".
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
     }
 
     /// Output only. URL pointing to this task list. Used to retrieve, update, or delete this task list.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var selfLink: String? {
         get { self["selfLink"] }
         set { self["selfLink"] = newValue }
@@ -271,6 +305,8 @@ public struct TaskList: APIObject {
     }
 
     /// Output only. Last modification time of the task list (as a RFC 3339 timestamp).
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
     public var updated: String? {
         get { self["updated"] }
         set { self["updated"] = newValue }

@@ -72,10 +72,16 @@ public final class DiscoverySchema: Decodable, Sendable {
     public let location: String?
     public let deprecated: Bool?
     public let readOnly: Bool?
+    /// Parallel to `enumValues`: which values the API deprecated.
+    public let enumDeprecated: [Bool]?
+    /// `annotations.required`: the methods that need this property set.
+    public let requiredBy: [String]?
+    public let minimum: String?
+    public let maximum: String?
 
     enum CodingKeys: String, CodingKey {
         case id, type, format, description, properties, additionalProperties, items, enumDescriptions
-        case repeated, required, location, deprecated, readOnly
+        case repeated, required, location, deprecated, readOnly, enumDeprecated, annotations, minimum, maximum
         case ref = "$ref"
         case enumValues = "enum"
         case defaultValue = "default"
@@ -104,6 +110,10 @@ public final class DiscoverySchema: Decodable, Sendable {
         location = try container.decodeIfPresent(String.self, forKey: .location)
         deprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated)
         readOnly = try container.decodeIfPresent(Bool.self, forKey: .readOnly)
+        enumDeprecated = try? container.decodeIfPresent([Bool].self, forKey: .enumDeprecated)
+        requiredBy = (try? container.decodeIfPresent([String: [String]].self, forKey: .annotations))??["required"]
+        minimum = try? container.decodeIfPresent(String.self, forKey: .minimum)
+        maximum = try? container.decodeIfPresent(String.self, forKey: .maximum)
     }
 }
 

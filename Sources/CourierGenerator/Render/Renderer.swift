@@ -140,12 +140,23 @@ struct Renderer {
                 writer.line("public var \(body.swiftName): \(body.type.spelling)")
             }
             for parameter in method.required {
-                writer.documentation(parameter.documentation)
+                // The initializer sets it: a deprecation attribute would warn there, so a note says it.
+                writer.documentation(parameter.documentation + (parameter.deprecated ? ["", "Deprecated by the API."] : []))
                 writer.line("public var \(parameter.swiftName): \(parameter.type.spelling)")
             }
             for parameter in method.optional {
                 writer.documentation(parameter.documentation)
-                writer.line("public var \(parameter.swiftName): \(parameter.type.spelling)?")
+                if parameter.deprecated {
+                    // Stored apart, so the query's own build reads it without a deprecation warning.
+                    writer.line(Self.deprecation)
+                    writer.block("public var \(parameter.swiftName): \(parameter.type.spelling)?") { writer in
+                        writer.line("get { _\(Names.bare(parameter.swiftName)) }")
+                        writer.line("set { _\(Names.bare(parameter.swiftName)) = newValue }")
+                    }
+                    writer.line("private var _\(Names.bare(parameter.swiftName)): \(parameter.type.spelling)?")
+                } else {
+                    writer.line("public var \(parameter.swiftName): \(parameter.type.spelling)?")
+                }
             }
             writer.line("/// A partial response: only these fields (`items(id,name),nextPageToken`).")
             writer.line("public var fields: String?")
@@ -215,7 +226,7 @@ struct Renderer {
                 }
             }
             for parameter in method.optional {
-                let name = "self." + Names.bare(parameter.swiftName)
+                let name = "self." + (parameter.deprecated ? "_" : "") + Names.bare(parameter.swiftName)
                 let wire = CodeWriter.literal(parameter.wireName)
                 let values = parameter.repeated ? "values: value" : "value"
                 writer.line("if let value = \(name) { query.parameters.set(\(wire), \(values)) }")
@@ -281,6 +292,7 @@ struct Renderer {
                 for property in properties {
                     writer.line()
                     writer.documentation(property.documentation)
+                    if property.deprecated { writer.line(Self.deprecation) }
                     writer.block("public var \(property.swiftName): \(property.type.spelling)?") { writer in
                         writer.line("get { self[\(CodeWriter.literal(property.jsonKey))] }")
                         writer.line("set { self[\(CodeWriter.literal(property.jsonKey))] = newValue }")
@@ -294,6 +306,9 @@ struct Renderer {
         }
     }
 
+    /// Marks what the document deprecates, so a use of it warns in the user's code.
+    static let deprecation = "@available(*, deprecated, message: \"deprecated by the API\")"
+
     private func renderEnum(_ decl: EnumDecl, into writer: inout CodeWriter) {
         writer.documentation(decl.documentation)
         writer.block("public struct \(decl.name): StringEnum") { writer in
@@ -306,6 +321,7 @@ struct Renderer {
             for entry in decl.cases {
                 if !entry.documentation.isEmpty { writer.line() }
                 writer.documentation(entry.documentation)
+                if entry.deprecated { writer.line(Self.deprecation) }
                 writer.line("public static let \(entry.swiftName) = Self(rawValue: \(CodeWriter.literal(entry.value)))")
             }
         }

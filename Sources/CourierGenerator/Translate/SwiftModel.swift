@@ -70,6 +70,7 @@ struct ParameterDecl: Equatable {
     var isPath: Bool
     var repeated: Bool
     var documentation: [String]
+    var deprecated = false
 }
 
 struct PropertyDecl: Equatable {
@@ -77,6 +78,7 @@ struct PropertyDecl: Equatable {
     var jsonKey: String
     var type: SwiftType
     var documentation: [String]
+    var deprecated = false
 }
 
 /// A schema's Swift form.
@@ -107,7 +109,7 @@ struct TypeDecl: Equatable {
 struct EnumDecl: Equatable {
     var name: String
     var documentation: [String]
-    var cases: [(swiftName: String, value: String, documentation: [String])]
+    var cases: [(swiftName: String, value: String, documentation: [String], deprecated: Bool)]
 
     static func == (lhs: EnumDecl, rhs: EnumDecl) -> Bool {
         lhs.name == rhs.name && lhs.cases.map(\.swiftName) == rhs.cases.map(\.swiftName)

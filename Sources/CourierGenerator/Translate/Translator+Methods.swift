@@ -47,7 +47,8 @@ extension Translator {
             if parameter.repeated == true { type = .array(type) }
             declared.append(ParameterDecl(swiftName: swiftNames[index], wireName: key, type: type,
                                           isPath: parameter.location == "path", repeated: parameter.repeated == true,
-                                          documentation: Self.lines(parameter.description)))
+                                          documentation: Self.lines(parameter.description) + Self.notes(parameter),
+                                          deprecated: parameter.deprecated == true))
         }
         let enumDecls = enums.compactMap { declaration -> EnumDecl? in
             if case .enumeration(let decl) = declaration.kind { return decl }

@@ -100,7 +100,8 @@ struct Translator {
                 let property = properties[key]!
                 let type = try swiftType(for: property, suggestedName: Names.upperCamel(key), nested: &nested, taken: &nestedNames)
                 declared.append(PropertyDecl(swiftName: swiftName, jsonKey: key, type: type,
-                                             documentation: Self.lines(property.description)))
+                                             documentation: Self.lines(property.description) + Self.notes(property),
+                                             deprecated: property.deprecated == true))
             }
             var collectionDecl: TypeDecl.Collection?
             if let collection {
@@ -122,7 +123,8 @@ struct Translator {
         }
         if let values = schema.enumValues, schema.type == "string" {
             return TypeDecl(name: name, documentation: documentation,
-                            kind: .enumeration(enumDecl(name: name, values: values, descriptions: schema.enumDescriptions, documentation: [])),
+                            kind: .enumeration(enumDecl(name: name, values: values, descriptions: schema.enumDescriptions,
+                                                               deprecated: schema.enumDeprecated, documentation: [])),
                             nested: [], deprecated: schema.deprecated == true)
         }
         let type = try swiftType(for: schema, suggestedName: name + "Element", nested: &nested, taken: &nestedNames)
@@ -172,7 +174,8 @@ struct Translator {
             if let values = schema.enumValues {
                 let name = uniqueNested(suggestedName, taken: &taken)
                 nested.append(TypeDecl(name: name, documentation: [], kind: .enumeration(
-                    enumDecl(name: name, values: values, descriptions: schema.enumDescriptions, documentation: [])),
+                    enumDecl(name: name, values: values, descriptions: schema.enumDescriptions, deprecated: schema.enumDeprecated,
+                             documentation: [])),
                     nested: [], deprecated: false))
                 return .named(name)
             }
@@ -222,6 +225,22 @@ struct Translator {
         }
     }
 
+    /// What the document says of a property or parameter besides its description: output only,
+    /// the methods that require it, its default and bounds.
+    static func notes(_ schema: DiscoverySchema) -> [String] {
+        var notes: [String] = []
+        if schema.readOnly == true { notes.append("Output only: the server sets it, and ignores it in a request.") }
+        if let methods = schema.requiredBy, !methods.isEmpty { notes.append("Required by \(methods.map { "`\($0)`" }.joined(separator: ", ")).") }
+        if let value = schema.defaultValue, schema.type != "object" { notes.append("Default: `\(value)`.") }
+        switch (schema.minimum, schema.maximum) {
+        case let (minimum?, maximum?): notes.append("From \(minimum) to \(maximum).")
+        case let (minimum?, nil): notes.append("At least \(minimum).")
+        case let (nil, maximum?): notes.append("At most \(maximum).")
+        case (nil, nil): break
+        }
+        return notes.isEmpty ? [] : (schema.description?.isEmpty == false ? [""] : []) + notes
+    }
+
     private func uniqueNested(_ suggested: String, taken: inout Set<String>) -> String {
         var base = suggested
         if Names.reservedTypeNames.contains(base) || base == moduleName || base == serviceName { base += "Value" }
@@ -230,12 +249,14 @@ struct Translator {
         return name
     }
 
-    func enumDecl(name: String, values: [String], descriptions: [String]?, documentation: [String]) -> EnumDecl {
+    func enumDecl(name: String, values: [String], descriptions: [String]?, deprecated: [Bool]? = nil,
+                  documentation: [String]) -> EnumDecl {
         let reserved: Set<String> = ["rawValue", "description", "jsonValue", "queryParameterText", "hashValue", "init", "hash", "encode"]
         let names = Names.unique(values.map { Names.lowerCamel($0) }, avoiding: reserved).map(Names.escaped)
         let cases = values.indices.map { index in
             (swiftName: names[index], value: values[index],
-             documentation: Self.lines(descriptions.flatMap { index < $0.count ? $0[index] : nil }))
+             documentation: Self.lines(descriptions.flatMap { index < $0.count ? $0[index] : nil }),
+             deprecated: deprecated.map { index < $0.count && $0[index] } ?? false)
         }
         return EnumDecl(name: name, documentation: documentation, cases: cases)
     }

@@ -279,6 +279,15 @@ extension Notes {
             public var cursor: Data?
             /// An object parameter, sent as JSON text.
             public var filter: JSONObject?
+            /// A deprecated parameter.
+            @available(*, deprecated, message: "deprecated by the API")
+            public var legacyFilter: String? {
+                get { _legacyFilter }
+                set { _legacyFilter = newValue }
+            }
+            private var _legacyFilter: String?
+            /// Default: `100`.
+            /// From 1 to 1000.
             public var maxResults: UInt32?
             /// A float parameter.
             public var minScore: Float?
@@ -311,6 +320,7 @@ extension Notes {
                                           method: HTTPMethod(rawValue: "GET"), path: "notes")
                 if let value = self.cursor { query.parameters.set("cursor", value) }
                 if let value = self.filter { query.parameters.set("filter", value) }
+                if let value = self._legacyFilter { query.parameters.set("legacyFilter", value) }
                 if let value = self.maxResults { query.parameters.set("maxResults", value) }
                 if let value = self.minScore { query.parameters.set("minScore", value) }
                 if let value = self.order { query.parameters.set("order", value) }
@@ -336,6 +346,7 @@ extension Notes {
                 }
 
                 public static let newest = Self(rawValue: "newest")
+                @available(*, deprecated, message: "deprecated by the API")
                 public static let oldest = Self(rawValue: "oldest")
             }
         }

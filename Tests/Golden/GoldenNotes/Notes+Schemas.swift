@@ -73,6 +73,7 @@ public struct Note: APIObject {
         set { self["json"] = newValue }
     }
 
+    /// Default: `notes#note`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
@@ -81,6 +82,13 @@ public struct Note: APIObject {
     public var labels: [String: String]? {
         get { self["labels"] }
         set { self["labels"] = newValue }
+    }
+
+    /// A deprecated property.
+    @available(*, deprecated, message: "deprecated by the API")
+    public var legacyColor: String? {
+        get { self["legacyColor"] }
+        set { self["legacyColor"] = newValue }
     }
 
     /// A dash, and an int64 carried as a string.
@@ -125,9 +133,25 @@ public struct Note: APIObject {
         set { self["tags"] = newValue }
     }
 
+    /// Its title.
+    ///
+    /// Required by `notes.notes.insert`.
+    public var title: String? {
+        get { self["title"] }
+        set { self["title"] = newValue }
+    }
+
     public var ttl: Duration? {
         get { self["ttl"] }
         set { self["ttl"] = newValue }
+    }
+
+    /// When the server last changed it.
+    ///
+    /// Output only: the server sets it, and ignores it in a request.
+    public var updated: Date? {
+        get { self["updated"] }
+        set { self["updated"] = newValue }
     }
 
     public struct Attachments: APIObject {
@@ -163,6 +187,7 @@ public struct Note: APIObject {
         public static let darkBlue = Self(rawValue: "dark-blue")
 
         /// Twice.
+        @available(*, deprecated, message: "deprecated by the API")
         public static let _2x = Self(rawValue: "2x")
 
         /// A reserved member.
@@ -216,6 +241,7 @@ public struct NoteList: APICollection {
         self.json = json
     }
 
+    /// Default: `notes#noteList`.
     public var kind: String? {
         get { self["kind"] }
         set { self["kind"] = newValue }
