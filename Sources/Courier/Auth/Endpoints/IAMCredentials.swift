@@ -68,7 +68,7 @@ enum IDToken {
     /// `jwt` as a token, expiring at its `exp` claim.
     static func accessToken(_ jwt: String) throws(AuthError) -> AccessToken {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = JWT.base64URLDecode(String(parts[1])),
+        guard parts.count == 3, let payload = Data(anyBase64: String(parts[1])),
               let claims = (try? JSONValue(parsing: payload))?.objectValue
         else { throw AuthError(.tokenEndpoint, message: "the ID token is not a JWT") }
         let expiresAt = claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) }

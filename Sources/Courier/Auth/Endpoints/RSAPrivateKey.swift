@@ -50,12 +50,8 @@ package final class RSAPrivateKey: @unchecked Sendable {
 
 /// JSON Web Tokens (RFC 7519) signed with RS256.
 enum JWT {
-    static func base64URL(_ data: Data) -> String { data.base64URLEncoded }
-
-    static func base64URLDecode(_ text: String) -> Data? { Data(anyBase64: text) }
-
     static func sign(header: JSONObject, claims: JSONObject, key: RSAPrivateKey) throws(AuthError) -> String {
-        let input = base64URL(header.serialized()) + "." + base64URL(claims.serialized())
-        return input + "." + base64URL(try key.signRS256(Data(input.utf8)))
+        let input = header.serialized().base64URLEncoded + "." + claims.serialized().base64URLEncoded
+        return input + "." + (try key.signRS256(Data(input.utf8))).base64URLEncoded
     }
 }
