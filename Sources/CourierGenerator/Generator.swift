@@ -15,10 +15,14 @@ public enum Generator {
     ///   - moduleName: the Swift module the files are compiled into; type references are
     ///     qualified with it, so resources and types of the same name do not shadow each other.
     ///   - serviceName: the namespace enum (`Storage`); the document's `name` in UpperCamelCase by default.
-    public static func generate(discovery: Data, moduleName: String, serviceName: String? = nil) throws -> GeneratedModule {
+    ///   - filePrefix: names the files `<prefix>.swift`, `<prefix>+Queries.swift` and
+    ///     `<prefix>+Schemas.swift`; the service name by default. The build plugin sets it, since
+    ///     it must name its outputs before the document is read.
+    public static func generate(discovery: Data, moduleName: String, serviceName: String? = nil,
+                                filePrefix: String? = nil) throws -> GeneratedModule {
         let document = try DiscoveryDocument.parse(discovery)
         let model = try Translator(document: document, moduleName: moduleName, serviceName: serviceName).translate()
-        let files = Renderer(module: model).render().map { GeneratedModule.File(name: $0.name, contents: $0.contents) }
+        let files = Renderer(module: model).render(filePrefix: filePrefix).map { GeneratedModule.File(name: $0.name, contents: $0.contents) }
         return GeneratedModule(moduleName: moduleName, files: files)
     }
 

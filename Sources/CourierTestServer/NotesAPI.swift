@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// - `GET notes?maxResults=&pageToken=&fields=`: a `notes#noteList` page
 /// - `GET notes/{id}`: a `notes#note`, with `ETag`; `If-None-Match` that matches answers 304;
-///   `alt=media` answers the note's `body` as text
+///   `alt=media` answers the note's `body` as text (also under `/download/notes/v1/`)
 /// - `POST notes`: insert (an `id` in the body is kept, so tests can use hostile IDs)
 /// - `PUT notes/{id}`: replace; `PATCH notes/{id}`: merge (a null removes the field, objects merge)
 /// - `DELETE notes/{id}`: 204
@@ -47,8 +47,10 @@ public final class NotesAPI: Sendable {
     /// Mounts the API under `/notes/v1` on `router` (or a group): one catch-all route per method,
     /// all dispatched to ``handle(_:)``.
     func add(to router: some RouterMethods<BasicRequestContext>) {
-        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
-            router.on("/notes/v1/**", method: method) { request, context in
+        // `/download/notes/v1/…`: the download service, as the document's `useMediaDownloadService` asks.
+        let routes = [HTTPRequest.Method.get, .post, .put, .patch, .delete].map { ("/notes/v1/**", $0) } + [("/download/notes/v1/**", .get)]
+        for (path, method) in routes {
+            router.on(RouterPath(path), method: method) { request, context in
                 var request = request
                 let body = try await request.collectBody(upTo: 1 << 20)
                 let apiRequest = APIRequest(method: request.method.rawValue, rawPath: request.uri.path,

@@ -3567,6 +3567,7 @@ extension Storage {
             public func makeMediaQuery() -> Query<MediaData> {
                 var query = build(MediaData.self)
                 query.downloadsMedia = true
+                query.usesMediaDownloadService = true
                 return query
             }
 
@@ -3702,6 +3703,7 @@ extension Storage {
             /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
             public var requestID: String?
             /// Media to upload with the metadata: multipart, media, resumable.
+            /// Takes `*/*`; checked before anything is sent.
             public var upload: UploadParameters?
 
             public init(_ body: GoogleStorage.Object, bucket: String, upload: UploadParameters? = nil) {
@@ -3735,6 +3737,7 @@ extension Storage {
                 if let requestID = self.requestID { query.requestID = requestID }
                 query.uploadPath = "/upload/storage/v1/b/{bucket}/o"
                 query.upload = self.upload
+                query.mediaUploadLimits = MediaUploadLimits(accept: ["*/*"], maxSize: nil)
                 return query
             }
 

@@ -858,13 +858,13 @@ public struct Bucket: APIObject {
                 }
 
                 /// A date in RFC 3339 format with only the date part (for instance, "2013-01-15"). This condition is satisfied when an object is created before midnight of the specified date in UTC.
-                public var createdBefore: String? {
+                public var createdBefore: CalendarDate? {
                     get { self["createdBefore"] }
                     set { self["createdBefore"] = newValue }
                 }
 
                 /// A date in RFC 3339 format with only the date part (for instance, "2013-01-15"). This condition is satisfied when the custom time on an object is before this date in UTC.
-                public var customTimeBefore: String? {
+                public var customTimeBefore: CalendarDate? {
                     get { self["customTimeBefore"] }
                     set { self["customTimeBefore"] = newValue }
                 }
@@ -912,7 +912,7 @@ public struct Bucket: APIObject {
                 }
 
                 /// A date in RFC 3339 format with only the date part (for instance, "2013-01-15"). This condition is satisfied when the noncurrent time on an object is before this date in UTC. This condition is relevant only for versioned objects.
-                public var noncurrentTimeBefore: String? {
+                public var noncurrentTimeBefore: CalendarDate? {
                     get { self["noncurrentTimeBefore"] }
                     set { self["noncurrentTimeBefore"] = newValue }
                 }

@@ -26,9 +26,14 @@ public struct QueryBatch: Sendable {
     }
 
     /// Adds a query; `completion`, if given, runs with its result before the batch returns.
+    /// Returns the typed key of its result.
+    @discardableResult
     public mutating func add<Response>(_ query: Query<Response>,
-                                       completion: (@Sendable (Result<Response, any Error>) async -> Void)? = nil) {
+                                       completion: (@Sendable (Result<Response, any Error>) async -> Void)? = nil)
+        -> BatchKey<Response>
+    {
         items.append(BatchItem(query, completion: completion))
+        return BatchKey(requestID: query.requestID)
     }
 
     /// Throws ``BatchError/duplicateRequestID`` when two queries share an ID: their results could
@@ -63,23 +68,59 @@ public struct BatchResult: Sendable {
         }
     }
 
-    /// The typed result of `query`, nil if it was not in the batch.
-    public subscript<Response>(query: Query<Response>) -> Result<Response, any Error>? {
-        results[query.requestID].map { result in
+    /// The typed result of the query `key` names, nil if it was not in the batch.
+    public subscript<Response>(key: BatchKey<Response>) -> Result<Response, any Error>? {
+        results[key.requestID].map { result in
             result.flatMap { value in
                 guard let typed = value as? Response else {
-                    return .failure(QueryError(.unexpectedResponse, message: "the result of \(query.requestID) has another type"))
+                    return .failure(QueryError(.unexpectedResponse, message: "the result of \(key.requestID) has another type"))
                 }
                 return .success(typed)
             }
         }
     }
 
+    /// The typed result of `query`, nil if it was not in the batch.
+    public subscript<Response>(query: Query<Response>) -> Result<Response, any Error>? {
+        self[BatchKey(query)]
+    }
+
+    /// The typed value of the query `key` names, or its error.
+    public func value<Response>(for key: BatchKey<Response>) throws -> Response {
+        try result(for: key).get()
+    }
+
     /// The typed value of `query`, or its error.
     public func value<Response>(for query: Query<Response>) throws -> Response {
-        guard let result = self[query] else {
-            throw BatchError(.missingResponse, message: "\(query.requestID) was not in the batch")
-        }
-        return try result.get()
+        try value(for: BatchKey(query))
+    }
+
+    /// The result of the query `key` names; ``BatchError/missingResponse`` if it was not in the batch.
+    func result<Response>(for key: BatchKey<Response>) -> Result<Response, any Error> {
+        self[key] ?? .failure(BatchError(.missingResponse, message: "\(key.requestID) was not in the batch"))
+    }
+}
+
+/// Names one query of a batch with its response type: what ``QueryBatch/add(_:completion:)``
+/// returns, and how ``BatchResult`` hands back a typed result for generated queries, whose request
+/// ID is fresh on every `makeQuery()`.
+///
+/// ```swift
+/// var batch = QueryBatch()
+/// let bucket = batch.add(Storage.Buckets.get(bucket: "photos"))      // BatchKey<GoogleStorage.Bucket>
+/// let objects = batch.add(Storage.Objects.list(bucket: "photos"))    // BatchKey<GoogleStorage.Objects>
+/// let results = try await service.batch(batch)
+/// print(try results.value(for: bucket).location ?? "", try results.value(for: objects).count)
+/// ```
+public struct BatchKey<Response: QueryResponse>: Sendable, Hashable {
+    /// The request ID of the query; keys ``BatchResult/results``.
+    public let requestID: String
+
+    public init(requestID: String) {
+        self.requestID = requestID
+    }
+
+    public init(_ query: Query<Response>) {
+        self.requestID = query.requestID
     }
 }

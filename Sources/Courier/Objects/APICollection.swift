@@ -1,5 +1,8 @@
 /// A page of results: an object with an array of items and, when more exist, a `nextPageToken`.
 ///
+/// The page is itself a `RandomAccessCollection` of its items: `list[3]`, `list.count` and
+/// `for note in list` convert one item at a time from the JSON, with no array built in between.
+///
 /// ```swift
 /// struct NoteList: APICollection {
 ///     typealias Item = Note
@@ -7,9 +10,13 @@
 ///     var userProperties = UserProperties()
 ///     init(json: JSONObject = [:]) { self.json = json }
 /// }
-/// for note in list.items { print(note.title ?? "") }
+/// for note in list { print(note.title ?? "") }
 /// ```
-public protocol APICollection: APIPage {
+///
+/// A response whose items the type cannot represent (a `null` where an object belongs) fails to
+/// decode with ``QueryError/unexpectedResponse``, so every index holds an item.
+public protocol APICollection: APIPage, RandomAccessCollection
+where Element == Item, Index == Int {
     associatedtype Item: JSONConvertible
     /// The key of the items: "items" unless the API names it otherwise ("files", "tasks"…).
     static var itemsKey: String { get }
@@ -58,9 +65,8 @@ extension APICollection {
 
     /// The raw JSON of the items, flattened across scopes for an aggregated list.
     @usableFromInline var itemsJSONValues: [JSONValue] {
-        guard let listKey = Self.itemsListKey else { return json[Self.itemsKey]?.arrayValue ?? [] }
-        guard let scopes = json[Self.itemsKey]?.objectValue else { return [] }
-        return scopes.keys.sorted().flatMap { scopes[$0]?.objectValue?[listKey]?.arrayValue ?? [] }
+        guard Self.itemsListKey != nil else { return json[Self.itemsKey]?.arrayValue ?? [] }
+        return scopeLists.flatMap { $0 }
     }
 
     /// This page with `page`'s items after its own and `page`'s `nextPageToken`: how
@@ -84,11 +90,98 @@ extension APICollection {
         return merged
     }
 
-    /// Item `index` of this page, as GTLR collections subscript.
-    public subscript(index: Int) -> Item { items[index] }
-
     /// The raw JSON of each item, for kind resolution of mixed collections.
     public var itemsJSON: [JSONObject] {
         itemsJSONValues.compactMap(\.objectValue)
+    }
+
+    // MARK: RandomAccessCollection
+
+    public var startIndex: Int { 0 }
+
+    /// The number of items: O(1) for an array, O(scopes) for an aggregated list.
+    public var endIndex: Int {
+        guard let listKey = Self.itemsListKey else { return json[Self.itemsKey]?.arrayValue?.count ?? 0 }
+        return (json[Self.itemsKey]?.objectValue ?? [:]).reduce(0) { $0 + ($1.value.objectValue?[listKey]?.arrayValue?.count ?? 0) }
+    }
+
+    /// Item `position` of this page (GTLR collections subscript too): O(1) for an array, O(scopes)
+    /// for an aggregated list.
+    public subscript(position: Int) -> Item {
+        var offset = position
+        if Self.itemsListKey != nil {
+            for scope in scopeLists {
+                if offset < scope.count { return Self.item(scope[offset], at: position) }
+                offset -= scope.count
+            }
+            preconditionFailure("index \(position) is out of range of \(endIndex) items")
+        }
+        return Self.item(json[Self.itemsKey]?.arrayValue?[offset] ?? .null, at: position)
+    }
+
+    public func makeIterator() -> APICollectionIterator<Self> {
+        APICollectionIterator(lists: Self.itemsListKey == nil ? [json[Self.itemsKey]?.arrayValue ?? []] : scopeLists)
+    }
+
+    /// An aggregated list's item arrays, in scope order.
+    var scopeLists: [[JSONValue]] {
+        guard let listKey = Self.itemsListKey, let scopes = json[Self.itemsKey]?.objectValue else { return [] }
+        return scopes.keys.sorted().map { scopes[$0]?.objectValue?[listKey]?.arrayValue ?? [] }
+    }
+
+    static func item(_ value: JSONValue, at position: Int) -> Item {
+        guard let item = Item(jsonValue: value) else {
+            // Decoding a response checks every item (`validateItems`): only hand-made JSON gets here.
+            preconditionFailure("item \(position) of \(Self.self) is \(value.kindName), not \(Item.self)")
+        }
+        return item
+    }
+
+    /// Throws ``QueryError/unexpectedResponse`` for an item the type cannot represent.
+    func validateItems() throws(QueryError) {
+        let lists = Self.itemsListKey == nil ? [json[Self.itemsKey]?.arrayValue ?? []] : scopeLists
+        var position = 0
+        for list in lists {
+            for value in list {
+                if Item(jsonValue: value) == nil {
+                    throw QueryError(.unexpectedResponse,
+                                     message: "item \(position) of \(Self.self) is \(value.kindName), not \(Item.self)")
+                }
+                position += 1
+            }
+        }
+    }
+}
+
+extension QueryResponse where Self: APICollection {
+    /// Decodes the page and checks that every item converts, so indexing it never fails.
+    public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
+        let page = Self(json: try JSONObject(responseBody: response.body, limits: limits))
+        try page.validateItems()
+        return page
+    }
+}
+
+/// Walks a page's items, converting each as it is reached (an aggregated list scope by scope).
+public struct APICollectionIterator<Page: APICollection>: IteratorProtocol {
+    private var lists: [[JSONValue]]
+    private var list = 0
+    private var index = 0
+    private var position = 0
+
+    init(lists: [[JSONValue]]) {
+        self.lists = lists
+    }
+
+    public mutating func next() -> Page.Item? {
+        while list < lists.count {
+            if index < lists[list].count {
+                defer { index += 1; position += 1 }
+                return Page.item(lists[list][index], at: position)
+            }
+            list += 1
+            index = 0
+        }
+        return nil
     }
 }

@@ -33,6 +33,9 @@ public struct Query<Response: QueryResponse>: Sendable {
     public var etag: String?
     /// Ask for the resource's content (`alt=media`) rather than its metadata.
     public var downloadsMedia: Bool
+    /// Download media from the API's download service (`<root>download/<service path>…`), as the
+    /// document's `useMediaDownloadService` asks: no redirect on the way to the bytes.
+    public var usesMediaDownloadService: Bool
     /// Extra request headers.
     public var headers: HTTPHeaders
     /// Identifies this execution: `service.cancel(requestID:)` cancels it, and batches key results by it.
@@ -46,6 +49,8 @@ public struct Query<Response: QueryResponse>: Sendable {
     public var upload: UploadParameters?
     /// Where uploads go: `/upload/storage/v1/b/{bucket}/o`, relative to the root URL.
     public var uploadPath: URITemplate?
+    /// The MIME types and size the method accepts as media, checked before an upload starts.
+    public var mediaUploadLimits: MediaUploadLimits?
 
     public init(api: APIDescription, name: String, method: HTTPMethod = .get, path: URITemplate,
                 pathParameters: [String: String] = [:], parameters: QueryParameters = [:], body: JSONValue? = nil) {
@@ -59,12 +64,14 @@ public struct Query<Response: QueryResponse>: Sendable {
         self.fields = nil
         self.etag = nil
         self.downloadsMedia = false
+        self.usesMediaDownloadService = false
         self.headers = [:]
         self.requestID = RequestID.next()
         self.execution = ExecutionParameters()
         self.standardParameters = StandardParameters()
         self.upload = nil
         self.uploadPath = nil
+        self.mediaUploadLimits = nil
     }
 
     /// Whether executing the query uploads media.
@@ -115,16 +122,23 @@ public protocol QueryResponse: Sendable {
 
 extension QueryResponse where Self: APIObject {
     public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
+        Self(json: try JSONObject(responseBody: response.body, limits: limits))
+    }
+}
+
+extension JSONObject {
+    /// The object a response's body holds, or a typed error saying why it holds none.
+    init(responseBody body: Data, limits: JSONLimits) throws(QueryError) {
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: response.body, limits: limits)
+            value = try JSONValue(parsing: body, limits: limits)
         } catch {
             throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
         }
         guard case .object(let object) = value else {
             throw QueryError(.unexpectedResponse, message: "expected a JSON object, got \(value.kindName)")
         }
-        return Self(json: object)
+        self = object
     }
 }
 

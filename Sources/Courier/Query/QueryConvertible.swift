@@ -40,16 +40,3 @@ extension ServiceActor {
         upload(convertible.makeQuery())
     }
 }
-
-extension QueryBatch {
-    /// Adds the query `convertible` describes; returns its request ID, which keys its result.
-    @discardableResult
-    public mutating func add<Convertible: QueryConvertible>(
-        _ convertible: Convertible,
-        completion: (@Sendable (Result<Convertible.Response, any Error>) async -> Void)? = nil
-    ) -> String {
-        let query = convertible.makeQuery()
-        add(query, completion: completion)
-        return query.requestID
-    }
-}

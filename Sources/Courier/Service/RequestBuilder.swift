@@ -11,7 +11,14 @@ enum RequestBuilder {
         let expanded = try (path ?? query.path).expand(query.pathParameters, requireAll: true)
         var root = rootURL(for: query, configuration: configuration).absoluteString
         if !root.hasSuffix("/") { root += "/" }
-        var urlText = expanded.hasPrefix("/") ? root + expanded.dropFirst() : root + query.api.servicePath + expanded
+        var urlText: String
+        if expanded.hasPrefix("/") {
+            urlText = root + expanded.dropFirst()
+        } else if query.downloadsMedia && query.usesMediaDownloadService && path == nil {
+            urlText = root + "download/" + query.api.servicePath + expanded
+        } else {
+            urlText = root + query.api.servicePath + expanded
+        }
 
         var parameters = query.parameters
         query.standardParameters.apply(to: &parameters)

@@ -35,6 +35,7 @@ extension ServiceActor {
         guard query.uploadPath != nil || session != nil else {
             throw UploadError(.invalidParameters, message: "\(query.name) has no upload path")
         }
+        try query.mediaUploadLimits?.check(parameters, method: query.name)
         let execution = QueryExecution(service: self, query: query, operation: .upload)
         return try await operation(execution.context) { [self] in
             switch parameters.uploadProtocol {

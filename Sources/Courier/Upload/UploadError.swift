@@ -2,7 +2,7 @@
 /// failures below HTTP ``TransportError``s.)
 public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable {
-        case sessionExpired, fileChanged, protocolViolation, invalidParameters
+        case sessionExpired, fileChanged, protocolViolation, invalidParameters, mediaTooLarge, mediaTypeNotAccepted
     }
 
     let code: Code
@@ -21,6 +21,10 @@ public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let protocolViolation = UploadError(.protocolViolation, message: "")
     /// The query cannot be uploaded as configured.
     public static let invalidParameters = UploadError(.invalidParameters, message: "")
+    /// The media is larger than the method's `maxSize` (``MediaUploadLimits``); nothing was sent.
+    public static let mediaTooLarge = UploadError(.mediaTooLarge, message: "")
+    /// The media's MIME type is not one the method accepts (``MediaUploadLimits``); nothing was sent.
+    public static let mediaTypeNotAccepted = UploadError(.mediaTypeNotAccepted, message: "")
 
     public static func == (lhs: UploadError, rhs: UploadError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

@@ -137,6 +137,8 @@ public struct DiscoveryMethod: Decodable, Sendable {
     public var scopes: [String]?
     public var supportsMediaUpload: Bool?
     public var supportsMediaDownload: Bool?
+    /// Media downloads go to the download service (`<root>download/<service path>…`).
+    public var useMediaDownloadService: Bool?
     public var mediaUpload: MediaUpload?
     public var deprecated: Bool?
 

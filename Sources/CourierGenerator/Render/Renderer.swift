@@ -8,11 +8,12 @@ struct Renderer {
     }
 
     /// File name → contents.
-    func render() -> [(name: String, contents: String)] {
-        [
-            ("\(module.service.name).swift", renderService()),
-            ("\(module.service.name)+Queries.swift", renderQueries()),
-            ("\(module.service.name)+Schemas.swift", renderSchemas()),
+    func render(filePrefix: String? = nil) -> [(name: String, contents: String)] {
+        let prefix = filePrefix ?? module.service.name
+        return [
+            ("\(prefix).swift", renderService()),
+            ("\(prefix)+Queries.swift", renderQueries()),
+            ("\(prefix)+Schemas.swift", renderSchemas()),
         ]
     }
 
@@ -168,6 +169,10 @@ struct Renderer {
             writer.line("public var requestID: String?")
             if method.uploadPath != nil {
                 writer.line("/// Media to upload with the metadata: \(method.uploadProtocols.joined(separator: ", ")).")
+                var limits: [String] = []
+                if !method.uploadAccept.isEmpty { limits.append("Takes \(method.uploadAccept.map { "`\($0)`" }.joined(separator: ", "))") }
+                if let maxSize = method.uploadMaxSize { limits.append("at most \(maxSize) bytes") }
+                if !limits.isEmpty { writer.line("/// \(limits.joined(separator: ", ")); checked before anything is sent.") }
                 writer.line("public var upload: UploadParameters?")
             }
             writer.line()
@@ -190,6 +195,7 @@ struct Renderer {
                 writer.block("public func makeMediaQuery() -> Query<MediaData>") { writer in
                     writer.line("var query = build(MediaData.self)")
                     writer.line("query.downloadsMedia = true")
+                    if method.usesMediaDownloadService { writer.line("query.usesMediaDownloadService = true") }
                     writer.line("return query")
                 }
             }
@@ -239,6 +245,10 @@ struct Renderer {
             if let path = method.uploadPath {
                 writer.line("query.uploadPath = \(CodeWriter.literal(path))")
                 writer.line("query.upload = self.upload")
+                if !method.uploadAccept.isEmpty || method.uploadMaxSize != nil {
+                    let accept = method.uploadAccept.map(CodeWriter.literal).joined(separator: ", ")
+                    writer.line("query.mediaUploadLimits = MediaUploadLimits(accept: [\(accept)], maxSize: \(method.uploadMaxSize.map(String.init) ?? "nil"))")
+                }
             }
             writer.line("return query")
         }

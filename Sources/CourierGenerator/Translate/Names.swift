@@ -17,8 +17,17 @@ enum Names {
         "Array", "Dictionary", "Optional", "Set", "Error", "Result", "Type", "Self", "Protocol", "Any", "Never", "Void",
         "Query", "QueryConvertible", "QueryParameters", "APIObject", "APICollection", "JSONValue", "JSONObject",
         "UserProperties", "UploadParameters", "APIDescription", "StringEnum", "MediaData", "ObjectResolver", "Sendable",
-        "Hashable", "Codable", "Courier", "Foundation", "HTTPMethod",
+        "Hashable", "Codable", "Courier", "Foundation", "HTTPMethod", "APIPage", "StandardParameters",
+        "ExecutionParameters", "NoContent", "CalendarDate", "MediaUploadLimits", "BatchKey", "QueryResponse",
     ]
+
+    /// Members a page (an `APICollection`, so a `RandomAccessCollection`) has from `Collection`.
+    static let collectionMembers: Set<String> = [
+        "count", "first", "last", "isEmpty", "indices", "startIndex", "endIndex", "underestimatedCount", "lazy",
+    ]
+
+    /// Associated types of `Collection` a page's nested types must not take.
+    static let collectionTypes: Set<String> = ["Element", "Index", "Indices", "SubSequence", "Iterator", "Item"]
 
     /// Instance members of `APIObject` and `APICollection` a property must not redeclare.
     static let objectMembers: Set<String> = [

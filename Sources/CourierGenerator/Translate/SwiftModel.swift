@@ -59,7 +59,12 @@ struct MethodDecl: Equatable {
     /// The `simple` upload path (also used for resumable uploads, with `uploadType=resumable`).
     var uploadPath: String?
     var uploadProtocols: [String]
+    /// `mediaUpload.accept`: MIME type patterns the upload takes.
+    var uploadAccept: [String]
+    /// `mediaUpload.maxSize` in bytes.
+    var uploadMaxSize: Int64?
     var supportsMediaDownload: Bool
+    var usesMediaDownloadService: Bool
     var deprecated: Bool
 }
 

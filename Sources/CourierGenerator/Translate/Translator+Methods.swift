@@ -1,3 +1,5 @@
+import Foundation
+
 extension Translator {
     /// A resource's namespace: its methods as constructors and structs, its resources nested.
     func namespace(name: String, methods: [String: DiscoveryMethod], resources: [String: DiscoveryResource]) throws -> NamespaceDecl {
@@ -76,7 +78,23 @@ extension Translator {
             required: Array(declared.prefix(requiredKeys.count)), optional: Array(declared.dropFirst(requiredKeys.count)),
             enums: enumDecls,
             uploadPath: isUpload ? method.mediaUpload?.protocols?.simple?.path : nil, uploadProtocols: protocols,
-            supportsMediaDownload: method.supportsMediaDownload == true, deprecated: method.deprecated == true
+            uploadAccept: isUpload ? method.mediaUpload?.accept ?? [] : [],
+            uploadMaxSize: isUpload ? method.mediaUpload?.maxSize.flatMap(Self.byteCount) : nil,
+            supportsMediaDownload: method.supportsMediaDownload == true,
+            usesMediaDownloadService: method.supportsMediaDownload == true && method.useMediaDownloadService == true,
+            deprecated: method.deprecated == true
         )
+    }
+
+    /// `mediaUpload.maxSize`: bytes (`"10485760"`) or with a binary unit (`"10MB"`, `"1GB"`, `"5TB"`);
+    /// nil, so no limit is checked, for anything else.
+    static func byteCount(_ text: String) -> Int64? {
+        let units: [(suffix: String, shift: Int64)] = [("KB", 10), ("MB", 20), ("GB", 30), ("TB", 40)]
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            guard let value = Int64(trimmed.dropLast(2)), value >= 0, value <= Int64.max >> unit.shift else { return nil }
+            return value << unit.shift
+        }
+        return Int64(trimmed).flatMap { $0 >= 0 ? $0 : nil }
     }
 }

@@ -85,6 +85,8 @@ struct Translator {
         if schema.ref == nil, schema.type == "object" || (schema.type == nil && schema.properties != nil), let properties = schema.properties {
             let keys = properties.keys.sorted()
             let page = properties["nextPageToken"]?.type == "string"
+            // A page may be a Swift collection of its items: its names must not shadow Collection's.
+            if page { nestedNames.formUnion(Names.collectionTypes) }
             let collection = page ? collectionShape(properties, resources: pagedResources[id] ?? []) : nil
             var declared: [PropertyDecl] = []
             // `items` and `nextPageToken` come from the protocols; another items key stays a property too.
@@ -93,7 +95,8 @@ struct Translator {
             let kept = keys.filter { !skipped.contains($0) }
             var swiftNames = kept.map { key -> String in
                 let name = Names.lowerCamel(key)
-                return Names.objectMembers.contains(name) ? name + "Field" : name
+                let taken = Names.objectMembers.contains(name) || (page && Names.collectionMembers.contains(name))
+                return taken ? name + "Field" : name
             }
             swiftNames = Names.unique(swiftNames).map(Names.escaped)
             for (key, swiftName) in zip(kept, swiftNames) {
@@ -219,6 +222,7 @@ struct Translator {
         case "int32": "Int32"
         case "uint32": "UInt32"
         case "date-time", "google-datetime": "Date"
+        case "date": "CalendarDate"
         case "google-duration": "Duration"
         case "byte": "Data"
         default: "String"

@@ -66,6 +66,13 @@ import Testing
             #expect(names.sorted() == ["a.txt", "big.bin", "page-0.txt", "page-1.txt", "page-2.txt"])
             #expect(pages == 3)
 
+            // The same three pages merged into one by fetchAll, through the generated method.
+            list.execution.paging = .fetchAll()
+            let merged = try await service.execute(list)
+            #expect(merged.count == 5)
+            #expect(merged.compactMap(\.name).sorted() == names.sorted())
+            #expect(merged.nextPageToken == nil)
+
             // Patch: set metadata, then clear a field with an explicit null.
             var metadata = GoogleStorage.Object()
             metadata.metadata = ["a": "1", "b": "2"]
@@ -97,6 +104,7 @@ import Testing
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-e2e-\(UUID())")
             defer { try? FileManager.default.removeItem(at: file) }
             let media = Storage.Objects.get(bucket: "e2e", object: "big.bin").makeMediaQuery()
+            #expect(media.usesMediaDownloadService) // storage.objects.get: `/download/storage/v1/…`, as Google's libraries go
             let whole = try await service.downloadFile(media, to: file)
             #expect(whole.resumedFrom == 0)
             #expect(try Data(contentsOf: file) == contents)

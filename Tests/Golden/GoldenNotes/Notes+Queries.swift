@@ -145,6 +145,7 @@ extension Notes {
             public func makeMediaQuery() -> Query<MediaData> {
                 var query = build(MediaData.self)
                 query.downloadsMedia = true
+                query.usesMediaDownloadService = true
                 return query
             }
 
@@ -239,6 +240,7 @@ extension Notes {
             /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
             public var requestID: String?
             /// Media to upload with the metadata: multipart, media, resumable.
+            /// Takes `text/*`, `application/json`, at most 1048576 bytes; checked before anything is sent.
             public var upload: UploadParameters?
 
             public init(_ body: GoldenNotes.Note, upload: UploadParameters? = nil) {
@@ -260,6 +262,7 @@ extension Notes {
                 if let requestID = self.requestID { query.requestID = requestID }
                 query.uploadPath = "/upload/notes/v1/notes"
                 query.upload = self.upload
+                query.mediaUploadLimits = MediaUploadLimits(accept: ["text/*", "application/json"], maxSize: 1048576)
                 return query
             }
         }
@@ -277,6 +280,8 @@ extension Notes {
 
             /// Bytes, sent as URL-safe base64.
             public var cursor: Data?
+            /// A calendar day.
+            public var day: CalendarDate?
             /// An object parameter, sent as JSON text.
             public var filter: JSONObject?
             /// A deprecated parameter.
@@ -319,6 +324,7 @@ extension Notes {
                 var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.list",
                                           method: HTTPMethod(rawValue: "GET"), path: "notes")
                 if let value = self.cursor { query.parameters.set("cursor", value) }
+                if let value = self.day { query.parameters.set("day", value) }
                 if let value = self.filter { query.parameters.set("filter", value) }
                 if let value = self._legacyFilter { query.parameters.set("legacyFilter", value) }
                 if let value = self.maxResults { query.parameters.set("maxResults", value) }

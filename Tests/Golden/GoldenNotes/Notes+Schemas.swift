@@ -55,6 +55,12 @@ public struct Note: APIObject {
         set { self["created"] = newValue }
     }
 
+    /// A day, with no time zone.
+    public var dueDate: CalendarDate? {
+        get { self["dueDate"] }
+        set { self["dueDate"] = newValue }
+    }
+
     /// Anything at all.
     public var extra: JSONValue? {
         get { self["extra"] }
@@ -239,6 +245,12 @@ public struct NoteList: APICollection {
 
     public init(json: JSONObject = [:]) {
         self.json = json
+    }
+
+    /// Named like Collection's count: a page is a collection.
+    public var countField: Int32? {
+        get { self["count"] }
+        set { self["count"] = newValue }
     }
 
     /// Default: `notes#noteList`.

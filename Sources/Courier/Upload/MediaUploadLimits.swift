@@ -1,0 +1,58 @@
+/// What a method accepts as media, from its Discovery document's `mediaUpload` (`accept`,
+/// `maxSize`): checked before anything is sent, so a file the server would refuse after the
+/// last byte fails at once with a clear error.
+///
+/// Generated queries set it; a hand-written query may too:
+///
+/// ```swift
+/// query.mediaUploadLimits = MediaUploadLimits(accept: ["image/*"], maxSize: 10 << 20)
+/// ```
+public struct MediaUploadLimits: Sendable, Hashable {
+    /// MIME type patterns the method takes (`image/*`, `*/*`, `application/pdf`); empty takes any.
+    public var accept: [String]
+    /// The largest media, in bytes; nil for no limit.
+    public var maxSize: Int64?
+
+    public init(accept: [String] = [], maxSize: Int64? = nil) {
+        self.accept = accept
+        self.maxSize = maxSize
+    }
+
+    /// Throws ``UploadError/mediaTooLarge`` or ``UploadError/mediaTypeNotAccepted``.
+    func check(_ parameters: UploadParameters, method: String) throws(UploadError) {
+        if let maxSize {
+            let size = try parameters.byteCount()
+            if size > maxSize {
+                throw UploadError(.mediaTooLarge, message: "\(method) takes at most \(maxSize) bytes of media; this upload has \(size)")
+            }
+        }
+        if !accept.isEmpty, !accept.contains(where: { Self.matches(pattern: $0, mimeType: parameters.mimeType) }) {
+            throw UploadError(.mediaTypeNotAccepted,
+                              message: "\(method) does not take \(parameters.mimeType); it takes \(accept.joined(separator: ", "))")
+        }
+    }
+
+    /// `type/subtype` against a pattern whose either part may be `*`; parameters (`; charset=…`)
+    /// and case are ignored.
+    static func matches(pattern: String, mimeType: String) -> Bool {
+        func parts(_ text: String) -> (Substring, Substring) {
+            let essence = text.split(separator: ";", maxSplits: 1).first ?? ""
+            let halves = essence.split(separator: "/", maxSplits: 1)
+            let type = halves.first.map { Substring($0.trimmingWhitespace().lowercased()) } ?? ""
+            let subtype = halves.count > 1 ? Substring(halves[1].trimmingWhitespace().lowercased()) : ""
+            return (type, subtype)
+        }
+        let (patternType, patternSubtype) = parts(pattern)
+        let (type, subtype) = parts(mimeType)
+        return (patternType == "*" || patternType == type) && (patternSubtype == "*" || patternSubtype == subtype)
+    }
+}
+
+private extension Substring {
+    func trimmingWhitespace() -> Substring {
+        var text = self
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text
+    }
+}

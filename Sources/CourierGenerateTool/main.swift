@@ -1,0 +1,38 @@
+import CourierGenerator
+import Foundation
+
+// The generator alone, for the SwiftPM plugins: `courier generate` without the rest of the
+// `courier` command (load engine, test server), so a package using the plugin builds only this.
+//
+//   CourierGenerateTool DOCUMENT --module NAME --output FOLDER [--file-prefix PREFIX]
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("CourierGenerateTool: \(message)\n".utf8))
+    exit(1)
+}
+
+var arguments = CommandLine.arguments.dropFirst()
+var document: String?
+var options: [String: String] = [:]
+while let argument = arguments.popFirst() {
+    if argument.hasPrefix("--") {
+        guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
+        options[String(argument.dropFirst(2))] = value
+    } else if document == nil {
+        document = argument
+    } else {
+        fail("unexpected argument \(argument)")
+    }
+}
+guard let document, let output = options["output"] else {
+    fail("usage: CourierGenerateTool DOCUMENT --module NAME --output FOLDER [--file-prefix PREFIX]")
+}
+do {
+    guard let data = FileManager.default.contents(atPath: document) else { fail("cannot read \(document)") }
+    let module = try options["module"] ?? Generator.defaultModuleName(discovery: data, outputFolder: output)
+    guard Generator.isIdentifier(module) else { fail("--module must be a Swift identifier") }
+    let generated = try Generator.generate(discovery: data, moduleName: module, filePrefix: options["file-prefix"])
+    try generated.write(to: URL(fileURLWithPath: output))
+} catch {
+    fail("\(document): \(error)")
+}
