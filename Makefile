@@ -63,6 +63,7 @@ test: peers build
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)'
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 	Scripts/secret-scan.sh $(TEST_LOGS)
+	WORK=.build/generated-check Scripts/generated-corpus.sh ../shared/discovery
 	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) Fuzz/run.sh
 	@# The command plugin regenerates the shipped clients; the suite has checked they are current.
 	$(SWIFT) package --allow-writing-to-package-directory generate-courier-client --target GoogleStorage --target GoogleTasks
@@ -114,10 +115,10 @@ generated-corpus: deps
 	$(SWIFT) build --product courier
 	Scripts/generated-corpus.sh
 
-## generated-check: generate a client from every document in ../shared/discovery and compile each
+## generated-check: generate a client from every document in ../shared/discovery and compile each (`make test` does too)
 generated-check: deps
 	$(SWIFT) build --product courier
-	Scripts/generated-check.sh ../shared/discovery
+	WORK=.build/generated-check Scripts/generated-corpus.sh ../shared/discovery
 
 ## sanitize: the suite under ThreadSanitizer, then AddressSanitizer (separate build folders); CI runs it after `make test`
 # At most 4 tests at a time: fully parallel, the instrumented suite and its instrumented child

@@ -12,6 +12,7 @@ import Synchronization
 /// - `POST notes`: insert (an `id` in the body is kept, so tests can use hostile IDs)
 /// - `PUT notes/{id}`: replace; `PATCH notes/{id}`: merge (a null removes the field, objects merge)
 /// - `DELETE notes/{id}`: 204
+/// - `GET publicKeys`: a map of strings, as a response that is not an object type
 /// - `If-Match` that does not match answers 412 on PUT, PATCH and DELETE
 /// - errors in Google's JSON format (v1 `errors[]` and v2 `status`)
 ///
@@ -71,6 +72,7 @@ public final class NotesAPI: Sendable {
             .map { $0.removingPercentEncoding ?? String($0) }
         switch (request.method, segments.count, segments.first ?? "") {
         case ("GET", 1, "notes"): return try list(request)
+        case ("GET", 1, "publicKeys"): return Self.raw(#"{"key-1": "PEM one", "key-2": "PEM two"}"#)
         case ("POST", 1, "notes"): return insert(request)
         case ("GET", 2, "notes"): return try get(request, id: segments[1])
         case ("PUT", 2, "notes"): return try update(request, id: segments[1], merge: false)

@@ -30,7 +30,7 @@ extension ServiceActor {
         return (repeat results.result(for: each keys))
     }
 
-    /// ``batch(_:)-(repeat_each_Convertible)`` as Google's multipart wire batch (``executeBatch(_:)``).
+    /// The typed batch above as Google's multipart wire batch: one request to the API's `batchPath`.
     public nonisolated func executeBatch<each Convertible: QueryConvertible>(_ queries: repeat each Convertible)
         async throws -> (repeat Result<(each Convertible).Response, any Error>)
     {

@@ -5,15 +5,16 @@
 /// the API never named.
 ///
 /// ```swift
-/// var report = Reports.UserUsageReport.get(userKey: "all", date: CalendarDate(year: 2026, month: 11, day: 23)!)
-/// let day = CalendarDate("2026-11-23")      // nil for text that is not a valid day
+/// let day = CalendarDate("2026-11-23")                   // nil for text that is not a valid day
+/// rule.condition.createdBefore = CalendarDate(year: 2026, month: 11, day: 23)
+/// print(day?.year ?? 0, day?.description ?? "")           // 2026 2026-11-23
 /// ```
 public struct CalendarDate: Sendable, Hashable, Comparable, Codable, LosslessStringConvertible {
-    public var year: Int
+    public let year: Int
     /// 1 to 12.
-    public var month: Int
+    public let month: Int
     /// 1 to the month's last day.
-    public var day: Int
+    public let day: Int
 
     /// A valid day of the proleptic Gregorian calendar, years 1 to 9999 (as RFC 3339's full-date).
     public init?(year: Int, month: Int, day: Int) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a method accepts as media, from its Discovery document's `mediaUpload` (`accept`,
 /// `maxSize`): checked before anything is sent, so a file the server would refuse after the
 /// last byte fails at once with a clear error.
@@ -35,24 +37,13 @@ public struct MediaUploadLimits: Sendable, Hashable {
     /// `type/subtype` against a pattern whose either part may be `*`; parameters (`; charset=…`)
     /// and case are ignored.
     static func matches(pattern: String, mimeType: String) -> Bool {
-        func parts(_ text: String) -> (Substring, Substring) {
-            let essence = text.split(separator: ";", maxSplits: 1).first ?? ""
-            let halves = essence.split(separator: "/", maxSplits: 1)
-            let type = halves.first.map { Substring($0.trimmingWhitespace().lowercased()) } ?? ""
-            let subtype = halves.count > 1 ? Substring(halves[1].trimmingWhitespace().lowercased()) : ""
-            return (type, subtype)
+        func parts(_ text: String) -> (type: String, subtype: String) {
+            let essence = text.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+            let halves = essence.lowercased().split(separator: "/", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return (halves.first ?? "", halves.count > 1 ? halves[1] : "")
         }
-        let (patternType, patternSubtype) = parts(pattern)
-        let (type, subtype) = parts(mimeType)
-        return (patternType == "*" || patternType == type) && (patternSubtype == "*" || patternSubtype == subtype)
-    }
-}
-
-private extension Substring {
-    func trimmingWhitespace() -> Substring {
-        var text = self
-        while text.first?.isWhitespace == true { text.removeFirst() }
-        while text.last?.isWhitespace == true { text.removeLast() }
-        return text
+        let wanted = parts(pattern)
+        let given = parts(mimeType)
+        return (wanted.type == "*" || wanted.type == given.type) && (wanted.subtype == "*" || wanted.subtype == given.subtype)
     }
 }

@@ -45,7 +45,10 @@ extension Translator {
         var declared: [ParameterDecl] = []
         for (index, key) in (requiredKeys + optionalKeys).enumerated() {
             let parameter = parameters[key]!
-            var type = try swiftType(for: parameter, suggestedName: Names.upperCamel(key), nested: &enums, taken: &taken)
+            // An object parameter travels as JSON text, whatever its properties or map values.
+            var type = parameter.type == "object" && parameter.ref == nil
+                ? .named("JSONObject")
+                : try swiftType(for: parameter, suggestedName: Names.upperCamel(key), nested: &enums, taken: &taken)
             if parameter.repeated == true { type = .array(type) }
             declared.append(ParameterDecl(swiftName: swiftNames[index], wireName: key, type: type,
                                           isPath: parameter.location == "path", repeated: parameter.repeated == true,

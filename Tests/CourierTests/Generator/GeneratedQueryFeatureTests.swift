@@ -79,6 +79,30 @@ import Testing
         #expect(list.makeQuery().parameters.encoded.contains("day=2026-11-23"))
     }
 
+    @Test func aResponseThatIsAMapDecodesEveryValue() async throws {
+        try await withServerAndService { server, service in
+            let keys: [String: String] = try await service.execute(rooted(GoldenNotes.Notes.Notes.publicKeys(), at: server))
+            #expect(keys == ["key-1": "PEM one", "key-2": "PEM two"])
+        }
+        let url = URL(string: "https://example.com/keys")!
+        let odd = HTTPResponse(status: 200, body: Data(#"{"a": "x", "b": 3}"#.utf8), url: url)
+        #expect { _ = try [String: String].decode(from: odd, limits: JSONLimits()) } throws: { error in
+            (error as? QueryError)?.code == .unexpectedResponse && "\(error)".contains("\"b\"")
+        }
+        let array = HTTPResponse(status: 200, body: Data(#"["2026-01-02", "2026-02-30"]"#.utf8), url: url)
+        #expect { _ = try [CalendarDate].decode(from: array, limits: JSONLimits()) } throws: { error in
+            (error as? QueryError)?.code == .unexpectedResponse && "\(error)".contains("element 1")
+        }
+    }
+
+    @Test func repeatedObjectParametersTravelAsJSONText() {
+        var list = GoldenNotes.Notes.Notes.list()
+        list.extensions = [["@type": "type.googleapis.com/x"], ["n": 1]]
+        let pairs = list.makeQuery().parameters.encoded.split(separator: "&").compactMap { $0.removingPercentEncoding }
+        #expect(pairs.filter { $0.hasPrefix("extensions=") }
+            == [#"extensions={"@type":"type.googleapis.com/x"}"#, #"extensions={"n":1}"#])
+    }
+
     // MARK: Media
 
     @Test func mediaDownloadsGoToTheDownloadServiceWhenTheDocumentSaysSo() async throws {

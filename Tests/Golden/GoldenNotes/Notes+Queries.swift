@@ -282,6 +282,8 @@ extension Notes {
             public var cursor: Data?
             /// A calendar day.
             public var day: CalendarDate?
+            /// Repeated objects with any members: each JSON text.
+            public var extensions: [JSONObject]?
             /// An object parameter, sent as JSON text.
             public var filter: JSONObject?
             /// A deprecated parameter.
@@ -325,6 +327,7 @@ extension Notes {
                                           method: HTTPMethod(rawValue: "GET"), path: "notes")
                 if let value = self.cursor { query.parameters.set("cursor", value) }
                 if let value = self.day { query.parameters.set("day", value) }
+                if let value = self.extensions { query.parameters.set("extensions", values: value) }
                 if let value = self.filter { query.parameters.set("filter", value) }
                 if let value = self._legacyFilter { query.parameters.set("legacyFilter", value) }
                 if let value = self.maxResults { query.parameters.set("maxResults", value) }
@@ -354,6 +357,43 @@ extension Notes {
                 public static let newest = Self(rawValue: "newest")
                 @available(*, deprecated, message: "deprecated by the API")
                 public static let oldest = Self(rawValue: "oldest")
+            }
+        }
+
+        /// A response that is a map.
+        public static func publicKeys() -> PublicKeysQuery {
+            PublicKeysQuery()
+        }
+
+        /// A response that is a map.
+        ///
+        /// `GET publicKeys` (`notes.notes.publicKeys`)
+        public struct PublicKeysQuery: QueryConvertible {
+            public typealias Response = GoldenNotes.PublicKeys
+
+            /// A partial response: only these fields (`items(id,name),nextPageToken`).
+            public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
+
+            public init() {}
+
+            public func makeQuery() -> Query<Response> {
+                build(Response.self)
+            }
+
+            private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
+                var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.publicKeys",
+                                          method: HTTPMethod(rawValue: "GET"), path: "publicKeys")
+                query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
+                return query
             }
         }
 

@@ -339,6 +339,9 @@ public struct OperationList: APICollection {
     }
 }
 
+/// Key ID to PEM: a schema that is a map.
+public typealias PublicKeys = [String: String]
+
 /// Two arrays, neither the list's own: pages, but has no single list of items.
 public struct SearchPage: APIPage {
     public var json: JSONObject
