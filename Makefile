@@ -111,7 +111,7 @@ generate: deps
 	.build/debug/courier generate Tests/Golden/notes.discovery.json --module GoldenNotes --output Tests/Golden/GoldenNotes
 
 ## generated-corpus: generate and compile a client for every Discovery document of google-api-python-client (~610;
-## about 25 min, not part of `make test`); prints `compiled N/M`
+## about 20 min, not part of `make test`); prints `compiled N/M`
 generated-corpus: deps
 	$(SWIFT) build --product courier
 	Scripts/generated-corpus.sh

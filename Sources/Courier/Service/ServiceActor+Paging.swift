@@ -60,17 +60,15 @@ public struct QueryItems<Response: APICollection>: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var pages: QueryPages<Response>.AsyncIterator
-        var buffer: [Response.Item] = []
-        var index = 0
+        /// The current page's items, converted one at a time as they are reached.
+        var items: Response.Iterator?
 
         public mutating func next() async throws -> Response.Item? {
-            while index == buffer.count {
+            while true {
+                if let item = items?.next() { return item }
                 guard let page = try await pages.next() else { return nil }
-                buffer = page.items
-                index = 0
+                items = page.makeIterator()
             }
-            defer { index += 1 }
-            return buffer[index]
         }
     }
 
