@@ -125,6 +125,7 @@ let package = Package(
         .target(name: "GoldenNotes", dependencies: ["Courier"], path: "Tests/Golden/GoldenNotes"),
         // A client the build plugin generates from Cloud Storage's document (a link to GoogleStorage's).
         .target(name: "PluginStorage", dependencies: ["Courier"], path: "Tests/PluginStorage", plugins: ["CourierGeneratorPlugin"]),
+        // The `courier` command line (load, merge, serve, generate), as a library so tests parse its arguments.
         .target(
             name: "CourierCommands",
             dependencies: [
