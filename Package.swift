@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "GoogleStorage", targets: ["GoogleStorage"]),
         .library(name: "GoogleTasks", targets: ["GoogleTasks"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
-        // A client generated at build time from the target's `*discovery.json`.
+        // A client generated at build time from the Discovery document in the target.
         .plugin(name: "CourierGeneratorPlugin", targets: ["CourierGeneratorPlugin"]),
         // `swift package generate-courier-client --target T`: the same, written into the target's folder.
         .plugin(name: "GenerateCourierClient", targets: ["GenerateCourierClient"]),

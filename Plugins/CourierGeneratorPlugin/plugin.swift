@@ -9,19 +9,14 @@ import PackagePlugin
 ///         plugins: [.plugin(name: "CourierGeneratorPlugin", package: "courier")])
 /// ```
 ///
-/// with `Sources/GoogleStorage/storage.v1.discovery.json` (any file ending in `discovery.json`,
-/// one per target). The module is the target: `--module` is its name.
+/// with `Sources/GoogleStorage/storage.v1.json` (any name: the document is the JSON file whose
+/// `kind` is `discovery#restDescription`, one per target). The module is the target: `--module` is
+/// its name.
 @main
 struct CourierGeneratorPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let documents = target.sourceFiles.map(\.url).filter { $0.lastPathComponent.hasSuffix("discovery.json") }
-        guard let document = documents.first else {
-            throw PluginError("target \(target.name) has no Discovery document (a file ending in discovery.json)")
-        }
-        guard documents.count == 1 else {
-            throw PluginError("target \(target.name) has \(documents.count) Discovery documents; one module takes one API")
-        }
+        let document = try discoveryDocument(of: target.name, among: target.sourceFiles.map(\.url))
         let output = context.pluginWorkDirectoryURL.appending(path: "GeneratedSources")
         // The outputs are named before the document is read, so after the target, not the service,
         // and apart from a `<Target>.swift` the target may hold.
@@ -37,9 +32,4 @@ struct CourierGeneratorPlugin: BuildToolPlugin {
             ),
         ]
     }
-}
-
-struct PluginError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

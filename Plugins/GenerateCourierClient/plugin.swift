@@ -8,7 +8,7 @@ import PackagePlugin
 /// ```
 ///
 /// Each target named gets `<Service>.swift`, `<Service>+Queries.swift` and `<Service>+Schemas.swift`
-/// beside the file ending in `discovery.json` in its folder (excluded from the target or not), as
+/// beside the Discovery document in its folder (excluded from the target or not), as
 /// `courier generate` writes them. Targets are named explicitly: one using the build plugin must
 /// not get these files too.
 @main
@@ -19,14 +19,8 @@ struct GenerateCourierClient: CommandPlugin {
         guard !names.isEmpty else { throw PluginError("name the targets to generate: --target NAME (repeatable)") }
         let tool = try context.tool(named: "CourierGenerateTool").url
         for case let target as SourceModuleTarget in try context.package.targets(named: names) {
-            let documents = try FileManager.default.contentsOfDirectory(at: target.directoryURL, includingPropertiesForKeys: nil)
-                .filter { $0.lastPathComponent.hasSuffix("discovery.json") }
-            guard let document = documents.first else {
-                throw PluginError("target \(target.name) has no Discovery document (a file ending in discovery.json)")
-            }
-            guard documents.count == 1 else {
-                throw PluginError("target \(target.name) has \(documents.count) Discovery documents; one module takes one API")
-            }
+            let files = try FileManager.default.contentsOfDirectory(at: target.directoryURL, includingPropertiesForKeys: nil)
+            let document = try discoveryDocument(of: target.name, among: files)
             let process = Process()
             process.executableURL = tool
             process.arguments = [document.path, "--module", target.name, "--output", target.directoryURL.path]
@@ -38,9 +32,4 @@ struct GenerateCourierClient: CommandPlugin {
             print("Generated \(target.name) from \(document.lastPathComponent)")
         }
     }
-}
-
-struct PluginError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
