@@ -93,6 +93,15 @@ struct JSONBench: ParsableCommand {
             }
             return count
         }
+        try measure("Courier typed, iterating the page itself") {
+            let list = try NoteList.decode(from: HTTPResponse(status: 200, body: data, url: URL(string: "http://x/")!), limits: .default)
+            var count = 0
+            for note in list where note.id != nil && note.title != nil && note.body != nil && note.labels != nil
+                && note.starred != nil && note.views != nil && note.rating != nil && note.ownerName != nil {
+                count += 1
+            }
+            return count
+        }
         try measure("Foundation JSONSerialization") {
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             return (object?["items"] as? [Any])?.count ?? 0
