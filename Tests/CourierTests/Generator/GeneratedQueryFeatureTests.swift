@@ -95,6 +95,13 @@ import Testing
         }
     }
 
+    @Test func aSchemaNamedLikeACourierProtocolIsRenamedNotShadowing() {
+        // BigQuery and Chrome UX Report have a `QueryResponse` schema; the method still answers with it.
+        #expect(GoldenNotes.Notes.Notes.QueryQuery.Response.self == GoldenNotes.QueryResponseObject.self)
+        let query = GoldenNotes.Notes.Notes.query().makeQuery()
+        #expect(query.method == .post && query.path == "notes:query")
+    }
+
     @Test func repeatedObjectParametersTravelAsJSONText() {
         var list = GoldenNotes.Notes.Notes.list()
         list.extensions = [["@type": "type.googleapis.com/x"], ["n": 1]]

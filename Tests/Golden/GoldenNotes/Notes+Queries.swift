@@ -397,6 +397,43 @@ extension Notes {
             }
         }
 
+        /// Answers with the schema named QueryResponse.
+        public static func query() -> QueryQuery {
+            QueryQuery()
+        }
+
+        /// Answers with the schema named QueryResponse.
+        ///
+        /// `POST notes:query` (`notes.notes.query`)
+        public struct QueryQuery: QueryConvertible {
+            public typealias Response = GoldenNotes.QueryResponseObject
+
+            /// A partial response: only these fields (`items(id,name),nextPageToken`).
+            public var fields: String?
+            /// The parameters every Google API takes (`quotaUser`, …).
+            public var standardParameters = StandardParameters()
+            /// How this query runs: retry, timeouts, idempotency, paging, another root URL.
+            public var execution = ExecutionParameters()
+            /// Names this execution for `cancel(requestID:)` and batch results; a fresh one when nil.
+            public var requestID: String?
+
+            public init() {}
+
+            public func makeQuery() -> Query<Response> {
+                build(Response.self)
+            }
+
+            private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
+                var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.query",
+                                          method: HTTPMethod(rawValue: "POST"), path: "notes:query")
+                query.fields = self.fields
+                query.standardParameters = self.standardParameters
+                query.execution = self.execution
+                if let requestID = self.requestID { query.requestID = requestID }
+                return query
+            }
+        }
+
         public static func search() -> SearchQuery {
             SearchQuery()
         }

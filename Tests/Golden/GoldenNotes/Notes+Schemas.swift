@@ -342,6 +342,21 @@ public struct OperationList: APICollection {
 /// Key ID to PEM: a schema that is a map.
 public typealias PublicKeys = [String: String]
 
+/// Named like Courier's protocol (BigQuery has one): renamed, not shadowing it.
+public struct QueryResponseObject: APIObject {
+    public var json: JSONObject
+    public var userProperties = UserProperties()
+
+    public init(json: JSONObject = [:]) {
+        self.json = json
+    }
+
+    public var rows: [String]? {
+        get { self["rows"] }
+        set { self["rows"] = newValue }
+    }
+}
+
 /// Two arrays, neither the list's own: pages, but has no single list of items.
 public struct SearchPage: APIPage {
     public var json: JSONObject
