@@ -24,19 +24,23 @@ extension ServiceActor {
     public nonisolated func batch<each Convertible: QueryConvertible>(_ queries: repeat each Convertible)
         async throws -> (repeat Result<(each Convertible).Response, any Error>)
     {
-        var batch = QueryBatch()
-        let keys = (repeat batch.add(each queries))
-        let results = try await self.batch(batch)
-        return (repeat results.result(for: each keys))
+        try await typedBatch(repeat each queries) { try await self.batch($0) }
     }
 
     /// The typed batch above as Google's multipart wire batch: one request to the API's `batchPath`.
     public nonisolated func executeBatch<each Convertible: QueryConvertible>(_ queries: repeat each Convertible)
         async throws -> (repeat Result<(each Convertible).Response, any Error>)
     {
+        try await typedBatch(repeat each queries) { try await self.executeBatch($0) }
+    }
+
+    /// One batch of `queries`, run by `run`, its results handed back in the queries' order and types.
+    private nonisolated func typedBatch<each Convertible: QueryConvertible>(
+        _ queries: repeat each Convertible, run: (QueryBatch) async throws -> BatchResult
+    ) async throws -> (repeat Result<(each Convertible).Response, any Error>) {
         var batch = QueryBatch()
         let keys = (repeat batch.add(each queries))
-        let results = try await executeBatch(batch)
+        let results = try await run(batch)
         return (repeat results.result(for: each keys))
     }
 }

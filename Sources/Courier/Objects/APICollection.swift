@@ -65,8 +65,7 @@ extension APICollection {
 
     /// The raw JSON of the items, flattened across scopes for an aggregated list.
     @usableFromInline var itemsJSONValues: [JSONValue] {
-        guard Self.itemsListKey != nil else { return json[Self.itemsKey]?.arrayValue ?? [] }
-        return scopeLists.flatMap { $0 }
+        itemLists.flatMap { $0 }
     }
 
     /// This page with `page`'s items after its own and `page`'s `nextPageToken`: how
@@ -110,7 +109,7 @@ extension APICollection {
     public subscript(position: Int) -> Item {
         var offset = position
         if Self.itemsListKey != nil {
-            for scope in scopeLists {
+            for scope in itemLists {
                 if offset < scope.count { return Self.item(scope[offset], at: position) }
                 offset -= scope.count
             }
@@ -120,12 +119,13 @@ extension APICollection {
     }
 
     public func makeIterator() -> APICollectionIterator<Self> {
-        APICollectionIterator(lists: Self.itemsListKey == nil ? [json[Self.itemsKey]?.arrayValue ?? []] : scopeLists)
+        APICollectionIterator(lists: itemLists)
     }
 
-    /// An aggregated list's item arrays, in scope order.
-    var scopeLists: [[JSONValue]] {
-        guard let listKey = Self.itemsListKey, let scopes = json[Self.itemsKey]?.objectValue else { return [] }
+    /// The raw item arrays: the one array, or an aggregated list's, one per scope in scope order.
+    var itemLists: [[JSONValue]] {
+        guard let listKey = Self.itemsListKey else { return [json[Self.itemsKey]?.arrayValue ?? []] }
+        guard let scopes = json[Self.itemsKey]?.objectValue else { return [] }
         return scopes.keys.sorted().map { scopes[$0]?.objectValue?[listKey]?.arrayValue ?? [] }
     }
 
@@ -139,9 +139,8 @@ extension APICollection {
 
     /// Throws ``QueryError/unexpectedResponse`` for an item the type cannot represent.
     func validateItems() throws(QueryError) {
-        let lists = Self.itemsListKey == nil ? [json[Self.itemsKey]?.arrayValue ?? []] : scopeLists
         var position = 0
-        for list in lists {
+        for list in itemLists {
             for value in list {
                 if Item(jsonValue: value) == nil {
                     throw QueryError(.unexpectedResponse,

@@ -126,15 +126,21 @@ extension QueryResponse where Self: APIObject {
     }
 }
 
-extension JSONObject {
-    /// The object a response's body holds, or a typed error saying why it holds none.
+extension JSONValue {
+    /// The JSON a response's body holds, or ``QueryError/malformedResponse`` saying why it is not JSON.
     init(responseBody body: Data, limits: JSONLimits) throws(QueryError) {
-        let value: JSONValue
         do {
-            value = try JSONValue(parsing: body, limits: limits)
+            self = try JSONValue(parsing: body, limits: limits)
         } catch {
             throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
         }
+    }
+}
+
+extension JSONObject {
+    /// The object a response's body holds, or a typed error saying why it holds none.
+    init(responseBody body: Data, limits: JSONLimits) throws(QueryError) {
+        let value = try JSONValue(responseBody: body, limits: limits)
         guard case .object(let object) = value else {
             throw QueryError(.unexpectedResponse, message: "expected a JSON object, got \(value.kindName)")
         }
@@ -145,11 +151,7 @@ extension JSONObject {
 extension QueryResponse where Self: Decodable {
     public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
         // Parse first: it yields typed, bounded errors for malformed, truncated or hostile JSON.
-        do {
-            _ = try JSONValue(parsing: response.body, limits: limits)
-        } catch {
-            throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
-        }
+        _ = try JSONValue(responseBody: response.body, limits: limits)
         do {
             return try JSONDecoder().decode(Self.self, from: response.body)
         } catch {

@@ -22,12 +22,7 @@ extension Dictionary: QueryResponse where Key == String, Value: JSONConvertible 
 /// that does not.
 extension Array: QueryResponse where Element: JSONConvertible {
     public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
-        let value: JSONValue
-        do {
-            value = try JSONValue(parsing: response.body, limits: limits)
-        } catch {
-            throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
-        }
+        let value = try JSONValue(responseBody: response.body, limits: limits)
         guard case .array(let elements) = value else {
             throw QueryError(.unexpectedResponse, message: "expected a JSON array, got \(value.kindName)")
         }
