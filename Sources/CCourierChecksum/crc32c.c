@@ -72,3 +72,39 @@ uint32_t courier_crc32c_update(uint32_t crc, const void *data, size_t length) {
 #endif
     return ~software(crc, p, length);
 }
+
+// CRC combination (the method of zlib's crc32_combine, for the Castagnoli polynomial): the CRC of
+// A followed by B from crc(A), crc(B) and B's length, by multiplying crc(A) by x^(8·len(B))
+// modulo the polynomial. Sliced downloads and composite uploads hash each piece on its own.
+#define CRC32C_POLY 0x82f63b78u
+
+// a·b modulo the polynomial, in the reflected bit order the CRC uses.
+static uint32_t multiply_mod_poly(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, product = 0;
+    for (;;) {
+        if (a & m) {
+            product ^= b;
+            if ((a & (m - 1)) == 0) break;
+        }
+        m >>= 1;
+        b = (b & 1) ? (b >> 1) ^ CRC32C_POLY : b >> 1;
+    }
+    return product;
+}
+
+// x^(n·2^k) modulo the polynomial, by squaring.
+static uint32_t x_power_mod_poly(uint64_t n, unsigned k) {
+    uint32_t square = 1u << 30; // x^1
+    for (unsigned i = 0; i < k; i++) square = multiply_mod_poly(square, square);
+    uint32_t result = 1u << 31; // x^0
+    while (n) {
+        if (n & 1) result = multiply_mod_poly(square, result);
+        n >>= 1;
+        square = multiply_mod_poly(square, square);
+    }
+    return result;
+}
+
+uint32_t courier_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {
+    return multiply_mod_poly(x_power_mod_poly(length_b, 3), crc_a) ^ crc_b;
+}

@@ -15,17 +15,27 @@ import Synchronization
 ///   each chunk; `fail=K:S` answers the K-th chunk with status S; `expire=K` forgets the session
 ///   after K chunks (404); `drop=B` resets the connection of the first chunk after B bytes (the
 ///   session URI is then on the raw fault listener).
+///   A chunk may say `bytes a-b/*` while the size is unknown; `bytes */total` with every byte
+///   received completes the upload.
 /// - `POST …?uploadType=multipart` (`multipart/related`) and `…?uploadType=media`.
 ///   `sink=1` keeps and hashes nothing, for benchmarks of the protocol itself.
+/// - Integrity, as Cloud Storage: an `X-Goog-Hash` on the request that completes an upload (and a
+///   multipart upload's metadata `md5Hash`/`crc32c`) must match the bytes received, else 400
+///   `Provided … doesn't match calculated …` and nothing is stored. `corrupt=N` flips byte N as it
+///   arrives, the way a bad link would.
 /// - `GET /files/v1/files/{id}`: the file's metadata, with `md5Hash` and `crc32c`.
-/// - `GET /download/files/v1/files/{id}?alt=media`: the bytes, with `Range`/`If-Range`, `ETag`
-///   and `x-goog-hash`.
+/// - `GET /download/files/v1/files/{id}?alt=media`: the bytes, with `Range` (`bytes=a-` and
+///   `bytes=a-b`), `If-Range`, `If-Match`, `ETag` and the whole object's `x-goog-hash`. Faults:
+///   `corrupt=N` flips byte N of every response that carries it; `break=N` drops the connection
+///   at byte N, once per file and N (later requests go through).
 public final class FilesAPI: Sendable {
     struct Faults {
         var partial: Int64?
         var failChunk: (index: Int, status: Int)?
         var expireAfter: Int?
         var dropAfter: Int64?
+        /// Flip this byte (absolute offset) as it arrives.
+        var corrupt: Int64?
     }
 
     struct Session {
@@ -68,8 +78,12 @@ public final class FilesAPI: Sendable {
         var nextID = 0
         /// Names whose uploads already had their fault: a retry or restart goes through.
         var faulted: Set<String> = []
+        /// Downloads already broken at a byte (`id@N`).
+        var brokenDownloads: Set<String> = []
         var statusQueries = 0
         var chunkRequests = 0
+        /// Every chunk's and status query's `Content-Range`, in order.
+        var contentRanges: [String] = []
     }
 
     private let state = LockedValue(State())
@@ -89,6 +103,8 @@ public final class FilesAPI: Sendable {
 
     /// Status queries received, all sessions together.
     public var statusQueryCount: Int { state.withLock { $0.statusQueries } }
+    /// Every `Content-Range` of a chunk or status query received, in order.
+    public var contentRanges: [String] { state.withLock { $0.contentRanges } }
     /// Chunk requests (with data) received.
     public var chunkRequestCount: Int { state.withLock { $0.chunkRequests } }
     /// Bytes the server holds for an upload session that has not finished.
@@ -124,7 +140,14 @@ public final class FilesAPI: Sendable {
         }
         router.put("/upload/files/v1/files") { request, _ in
             var request = request
-            let body = try await request.collectBody(upTo: 64 << 20)
+            let id = request.uri.queryParameters.get("upload_id")
+            if let id, self.state.withLock({ $0.sessions[id]?.sink == true }) {
+                // A benchmark's chunks (up to 128 MiB) are counted as they arrive, like /discard.
+                var count = 0
+                for try await buffer in request.body { count += buffer.readableBytes }
+                return self.chunk(APIRequest(request, body: ByteBuffer()), sinkCount: count).hummingbirdResponse
+            }
+            let body = try await request.collectBody(upTo: 256 << 20)
             return self.chunk(APIRequest(request, body: body)).hummingbirdResponse
         }
         router.get("/files/v1/files/{id}") { request, context in
@@ -152,6 +175,7 @@ public final class FilesAPI: Sendable {
             }
             faults.expireAfter = request.parameter("expire").flatMap { Int($0) }
             faults.dropAfter = request.parameter("drop").flatMap { Int64($0) }
+            faults.corrupt = request.parameter("corrupt").flatMap { Int64($0) }
             if state.withLock({ !$0.faulted.insert(name).inserted }) { faults = Faults() } // each fault strikes once per name
             let body = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
             let metadata = body["metadata"] as? [String: String] ?? [:]
@@ -173,7 +197,9 @@ public final class FilesAPI: Sendable {
             let base = faults.dropAfter == nil ? mainBase.withLock { $0 } : dropBase.withLock { $0 }
             return APIResponse(status: 200, headers: [("Location", "\(base)/upload/files/v1/files?uploadType=resumable&upload_id=\(id)")])
         case "media":
-            return storeWhole(request.body, name: name, contentType: request.header("Content-Type") ?? "application/octet-stream", metadata: [:])
+            return storeWhole(Self.corrupting(request.body, at: request.parameter("corrupt"), offset: 0), name: name,
+                              contentType: request.header("Content-Type") ?? "application/octet-stream", metadata: [:],
+                              expected: Self.expectedHashes(request.header("X-Goog-Hash"), metadata: [:]))
         case "multipart":
             guard let contentType = request.header("Content-Type"), let boundary = contentType.components(separatedBy: "boundary=").last else {
                 return NotesAPI.error(400, "badRequest", "multipart/related needs a boundary")
@@ -181,14 +207,21 @@ public final class FilesAPI: Sendable {
             let pieces = Self.relatedParts(request.body, boundary: boundary)
             guard pieces.count == 2 else { return NotesAPI.error(400, "badRequest", "multipart/related needs metadata and media") }
             let metadata = (try? JSONSerialization.jsonObject(with: pieces[0].body) as? [String: Any]) ?? [:]
-            return storeWhole(pieces[1].body, name: metadata["name"] as? String ?? name, contentType: pieces[1].contentType,
-                              metadata: metadata["metadata"] as? [String: String] ?? [:])
+            return storeWhole(Self.corrupting(pieces[1].body, at: request.parameter("corrupt"), offset: 0),
+                              name: metadata["name"] as? String ?? name, contentType: pieces[1].contentType,
+                              metadata: metadata["metadata"] as? [String: String] ?? [:],
+                              expected: Self.expectedHashes(request.header("X-Goog-Hash"), metadata: metadata))
         default:
             return NotesAPI.error(400, "badRequest", "uploadType must be resumable, multipart or media")
         }
     }
 
-    private func storeWhole(_ body: Data, name: String, contentType: String, metadata: [String: String]) -> APIResponse {
+    private func storeWhole(_ body: Data, name: String, contentType: String, metadata: [String: String],
+                            expected: [(String, String)]) -> APIResponse {
+        var md5 = Insecure.MD5()
+        md5.update(data: body)
+        let crc = body.withUnsafeBytes { courier_crc32c_update(0, $0.baseAddress, $0.count) }
+        if let refusal = Self.refusal(expected, md5: Data(md5.finalize()), crc32c: crc) { return refusal }
         let path = directory.appendingPathComponent("whole-\(UUID().uuidString)")
         do {
             try body.write(to: path)
@@ -199,8 +232,8 @@ public final class FilesAPI: Sendable {
         }
     }
 
-    /// A chunk or a status query on a session URI.
-    func chunk(_ request: APIRequest) -> APIResponse {
+    /// A chunk or a status query on a session URI; `sinkCount` is the length of a sink's body, which was not kept.
+    func chunk(_ request: APIRequest, sinkCount: Int? = nil) -> APIResponse {
         guard let id = request.parameter("upload_id") else { return NotesAPI.error(400, "badRequest", "no upload_id") }
         guard var session = state.withLock({ $0.sessions[id] }) else {
             return NotesAPI.error(404, "notFound", "No such upload session (it may have expired)")
@@ -208,10 +241,11 @@ public final class FilesAPI: Sendable {
         guard let range = Self.contentRange(request.header("Content-Range")) else {
             return NotesAPI.error(400, "badRequest", "a chunk needs Content-Range")
         }
+        state.withLock { $0.contentRanges.append(request.header("Content-Range") ?? "") }
         if let total = range.total { session.total = total }
         guard let first = range.first else {
             state.withLock { $0.statusQueries += 1 }
-            return answer(id: id, session: session)
+            return answer(id: id, session: session, googHash: request.header("X-Goog-Hash"))
         }
         state.withLock { $0.chunkRequests += 1 }
         session.chunks += 1
@@ -223,6 +257,12 @@ public final class FilesAPI: Sendable {
         guard first <= session.received else {
             return NotesAPI.error(400, "badRequest", "chunk starts at \(first) but only \(session.received) bytes were received")
         }
+        if let sinkCount {
+            session.received = max(session.received, first + Int64(sinkCount))
+            let updated = session
+            state.withLock { $0.sessions[id] = updated }
+            return answer(id: id, session: session, googHash: nil)
+        }
         var bytes = request.body
         let overlap = Int(session.received - first)
         bytes = overlap < bytes.count ? bytes.dropFirst(overlap) : Data()
@@ -232,7 +272,7 @@ public final class FilesAPI: Sendable {
             state.withLock { _ = $0.sessions.removeValue(forKey: id) }
             return NotesAPI.error(404, "notFound", "the upload session expired")
         }
-        return answer(id: id, session: session)
+        return answer(id: id, session: session, googHash: request.header("X-Goog-Hash"))
     }
 
     /// Keeps the first `count` bytes of a dropped chunk (they did arrive), then forgets the drop fault.
@@ -253,6 +293,7 @@ public final class FilesAPI: Sendable {
     }
 
     private func append(_ bytes: Data, to session: inout Session) {
+        let bytes = Self.corrupting(bytes, at: session.faults.corrupt.map(String.init), offset: session.received)
         if session.sink {
             session.received += Int64(bytes.count)
         } else if !bytes.isEmpty, let handle = FileHandle(forWritingAtPath: session.path.path) {
@@ -269,12 +310,19 @@ public final class FilesAPI: Sendable {
         }
     }
 
-    /// 308 with what the server has, or 200 with the file once every byte arrived.
-    private func answer(id: String, session: Session) -> APIResponse {
+    /// 308 with what the server has, or 200 with the file once every byte arrived (400 if they
+    /// disagree with the `X-Goog-Hash` of the completing request).
+    private func answer(id: String, session: Session, googHash: String?) -> APIResponse {
         if let total = session.total, session.received >= total {
             if session.sink {
                 state.withLock { _ = $0.sessions.removeValue(forKey: id) }
                 return NotesAPI.json(["kind": "files#file", "name": session.name, "size": String(session.received)])
+            }
+            if let refusal = Self.refusal(Self.expectedHashes(googHash, metadata: [:]), md5: Data(session.md5.hasher.finalize()),
+                                          crc32c: session.crc) {
+                state.withLock { _ = $0.sessions.removeValue(forKey: id) } // as Google: the session ends, nothing is stored
+                try? FileManager.default.removeItem(at: session.path)
+                return refusal
             }
             do {
                 let (fileID, file) = try finalize(path: session.path, name: session.name, contentType: session.contentType,
@@ -337,6 +385,36 @@ public final class FilesAPI: Sendable {
         return (first, total)
     }
 
+    /// `bytes` (which start at `offset` in the object) with byte `at` flipped, if it falls inside.
+    static func corrupting(_ bytes: Data, at position: String?, offset: Int64) -> Data {
+        guard let position = position.flatMap({ Int64($0) }), position >= offset, position < offset + Int64(bytes.count) else { return bytes }
+        var copy = Data(bytes)
+        copy[Int(position - offset)] ^= 0xFF
+        return copy
+    }
+
+    /// The checksums a client declared: `X-Goog-Hash` and a multipart upload's metadata.
+    static func expectedHashes(_ header: String?, metadata: [String: Any]) -> [(String, String)] {
+        var expected: [(String, String)] = (header ?? "").split(separator: ",").compactMap { entry in
+            let pair = entry.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+            return pair.count == 2 ? (pair[0].lowercased(), pair[1]) : nil
+        }
+        if let md5 = metadata["md5Hash"] as? String { expected.append(("md5", md5)) }
+        if let crc = metadata["crc32c"] as? String { expected.append(("crc32c", crc)) }
+        return expected
+    }
+
+    /// Cloud Storage's 400 for declared checksums that disagree with the bytes; nil when they agree.
+    static func refusal(_ expected: [(String, String)], md5: Data, crc32c: UInt32) -> APIResponse? {
+        let actual = ["md5": md5.base64EncodedString(),
+                      "crc32c": withUnsafeBytes(of: crc32c.bigEndian) { Data($0) }.base64EncodedString()]
+        for (name, value) in expected where actual[name] != nil && actual[name] != value {
+            let label = name == "md5" ? "MD5 hash" : "CRC32C"
+            return NotesAPI.error(400, "invalid", "Provided \(label) \"\(value)\" doesn't match calculated \(label) \"\(actual[name]!)\".")
+        }
+        return nil
+    }
+
     static func relatedParts(_ body: Data, boundary: String) -> [(contentType: String, body: Data)] {
         let delimiter = Data("--\(boundary)".utf8)
         var parts: [(contentType: String, body: Data)] = []
@@ -364,29 +442,45 @@ public final class FilesAPI: Sendable {
             return NotesAPI.error(404, "notFound", "No such file: \(id)").hummingbirdResponse
         }
         let etag = "\"\(file.md5)\""
-        var start: Int64 = 0
+        if let wanted = request.headers[.ifMatch], wanted != etag, wanted != "*" {
+            return NotesAPI.error(412, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.").hummingbirdResponse
+        }
+        var range: Range<Int64> = 0..<file.size
         var status = HTTPResponse.Status.ok
         var headers: HTTPFields = [.contentType: file.contentType, .eTag: etag,
                                    HTTPField.Name("x-goog-hash")!: "crc32c=\(file.crc32c),md5=\(file.md5)", .acceptRanges: "bytes"]
-        if let range = request.headers[.range], range.hasPrefix("bytes="), request.headers[.ifRange].map({ $0 == etag }) ?? true,
-           let first = Int64(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
-            guard first < file.size else {
+        if let header = request.headers[.range], header.hasPrefix("bytes="), request.headers[.ifRange].map({ $0 == etag }) ?? true {
+            let bounds = header.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = Int64(bounds[0]), first < file.size else {
                 headers[.contentRange] = "bytes */\(file.size)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }
-            start = first
+            let last = min(Int64(bounds[1]) ?? (file.size - 1), file.size - 1)
+            range = first..<(last + 1)
             status = .partialContent
-            headers[.contentRange] = "bytes \(first)-\(file.size - 1)/\(file.size)"
+            headers[.contentRange] = "bytes \(first)-\(last)/\(file.size)"
+        }
+        let parameters = request.uri.queryParameters
+        let corrupt = parameters.get("corrupt")
+        var breakAt: Int64?
+        if let position = parameters.get("break").flatMap({ Int64($0) }), range.contains(position),
+           state.withLock({ $0.brokenDownloads.insert("\(id)@\(position)").inserted }) {
+            breakAt = position
         }
         let path = file.path
-        let offset = start
-        let length = file.size - start
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in
+        let served = range
+        let cut = breakAt ?? .max
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: served.count) { writer in
             let handle = try FileHandle(forReadingFrom: path)
             defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(offset))
-            while let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty {
-                try await writer.write(ByteBuffer(bytes: chunk))
+            try handle.seek(toOffset: UInt64(served.lowerBound))
+            var position = served.lowerBound
+            while position < served.upperBound {
+                let want = Int(min(64 << 10, served.upperBound - position, cut - position))
+                guard let chunk = try handle.read(upToCount: want), !chunk.isEmpty else { break }
+                try await writer.write(ByteBuffer(bytes: Self.corrupting(chunk, at: corrupt, offset: position)))
+                position += Int64(chunk.count)
+                if position == cut { throw CancellationError() } // the connection drops mid-body
             }
             try await writer.finish(nil)
         })

@@ -39,10 +39,13 @@ case "stream-both" where arguments.count == 4:
 case "upload" where arguments.count == 6:
     try await upload(base: arguments[2], file: URL(fileURLWithPath: arguments[3]), chunkSize: Int(arguments[4]) ?? (8 << 20),
                      sessionFile: arguments[5] == "-" ? nil : URL(fileURLWithPath: arguments[5]))
+case "upload-pipe" where arguments.count == 6:
+    try await uploadPipe(base: arguments[2], name: arguments[3], count: Int(arguments[4]) ?? 0, sessionFile: URL(fileURLWithPath: arguments[5]))
 default:
     FileHandle.standardError.write(Data("""
     usage: CourierTestHelper stream-both <baseURL> <bytes>
            CourierTestHelper upload <baseURL> <file> <chunkBytes> <sessionFile|->
+           CourierTestHelper upload-pipe <baseURL> <name> <bytes> <sessionFile>
 
     """.utf8))
     exit(2)
@@ -117,6 +120,25 @@ func upload(base: String, file: URL, chunkSize: Int, sessionFile: URL?) async th
         report.peakKiB = kilobytes("VmHWM:")
     }
     print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+}
+
+/// A resumable upload of `count` pattern bytes read from a pipe (length unknown to the upload), in
+/// 256 KiB chunks, saving its session after every chunk.
+func uploadPipe(base: String, name: String, count: Int, sessionFile: URL) async throws {
+    let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: base)!, servicePath: "files/v1/")
+    var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
+    query.uploadPath = "/upload/files/v1/files"
+    query.parameters.set("name", name)
+    let pipe = TestPattern.pipe(count: count)
+    var parameters = UploadParameters(stream: UploadStream(fileDescriptor: pipe), mimeType: "application/octet-stream")
+    parameters.chunkSize = 256 << 10
+    parameters.adaptiveChunkSize = false
+    parameters.sessionFile = sessionFile
+    query.upload = parameters
+    try await withService { service in
+        let object = try await service.execute(query)
+        print(object.json["size"]?.stringValue ?? "")
+    }
 }
 
 /// Chunks of the test pattern, made only when the transport asks for them.

@@ -69,6 +69,55 @@ import Testing
         #expect(strict { $0.failed(sessionGone: true) } == .fail(.sessionExpired))
     }
 
+    @Test func aSourceOfUnknownSizeIsReadOneBytePastEachChunk() {
+        let upload = Box(UploadStateMachine(total: nil, chunkSize: 400, restartWhenSessionExpires: true))
+        _ = upload { $0.start() }
+        #expect(upload { $0.initiated(sessionURI: session) } == .readSource(through: 401))
+        #expect(upload { $0.sourceRead(available: 401, ended: false) } == .sendChunk(0..<400))
+        #expect(UploadStateMachine.contentRange(0..<400, total: upload.value.total) == "bytes 0-399/*")
+        #expect(!upload.value.isFinal(0..<400))
+        #expect(upload { $0.incomplete(lastByte: 399) } == .readSource(through: 801))
+        #expect(upload { $0.sourceRead(available: 650, ended: true) } == .sendChunk(400..<650))
+        #expect(upload.value.total == 650 && upload.value.isFinal(400..<650))
+        #expect(UploadStateMachine.contentRange(400..<650, total: upload.value.total) == "bytes 400-649/650")
+        #expect(upload { $0.completed() } == .finish)
+        #expect(upload.value.offset == 650)
+    }
+
+    @Test func aStreamCannotStartOverOnceBytesWereAcknowledged() {
+        var machine = UploadStateMachine(total: nil, chunkSize: 400, restartWhenSessionExpires: true)
+        machine.rewindable = false
+        let upload = Box(machine)
+        _ = upload { $0.start() }
+        _ = upload { $0.initiated(sessionURI: session) }
+        _ = upload { $0.sourceRead(available: 1000, ended: false) }
+        #expect(upload { $0.failed(sessionGone: true) } == .initiate) // nothing acknowledged yet: the buffer has byte 0
+        _ = upload { $0.initiated(sessionURI: session) }
+        _ = upload { $0.incomplete(lastByte: 399) }
+        #expect(upload { $0.failed(sessionGone: true) } == .fail(.sessionExpired))
+    }
+
+    @Test func aSourceThatEndsBeforeWhatTheServerHoldsIsAViolation() {
+        let upload = Box(UploadStateMachine(resuming: session, offset: 500, total: nil, chunkSize: 400, restartWhenSessionExpires: true))
+        #expect(upload { $0.start() } == .queryStatus)
+        #expect(upload { $0.incomplete(lastByte: 499) } == .readSource(through: 901))
+        #expect(upload { $0.sourceRead(available: 300, ended: true) } == .fail(.protocolViolation))
+    }
+
+    @Test func chunkSizesFollowTheThroughput() {
+        var sizer = ChunkSizer(initial: 8 << 20, maximum: 128 << 20)
+        #expect(sizer.record(bytes: 8 << 20, elapsed: .milliseconds(10)) == 32 << 20) // fast: 4× at most
+        #expect(sizer.record(bytes: 32 << 20, elapsed: .milliseconds(10)) == 128 << 20)
+        #expect(sizer.record(bytes: 128 << 20, elapsed: .milliseconds(10)) == 128 << 20) // the maximum
+        #expect(sizer.record(bytes: 128 << 20, elapsed: .seconds(8)) == 16 << 20) // 16 MiB/s: a second's worth
+        #expect(sizer.record(bytes: 16 << 20, elapsed: .seconds(10)) == 8 << 20) // never below the initial size
+        #expect(sizer.record(bytes: 1 << 20, elapsed: .seconds(10)) == 8 << 20) // a short last chunk says nothing
+        let odd = ChunkSizer(initial: 10_000_000, maximum: 128 << 20)
+        #expect(odd.size % ChunkSizer.unit == 0)
+        var fixed = ChunkSizer.fixed(8 << 20)
+        #expect(fixed.record(bytes: 8 << 20, elapsed: .milliseconds(1)) == 8 << 20)
+    }
+
     @Test func pausingLetsTheChunkInFlightFinishAndResumesWithoutAStatusQuery() {
         let upload = machine()
         _ = upload { $0.start() }

@@ -78,7 +78,7 @@ struct PatternFile: Sendable {
     }
 
     @Test func aFileInChunksArrivesByteIdenticalWithProgress() async throws {
-        try await uploading(900_000) { server, _, task, file in
+        try await uploading(900_000, configure: { $0.adaptiveChunkSize = false }) { server, _, task, file in
             let seen = LockedValue<[Int64]>([])
             let watcher = Task { for await progress in task.progress { seen.withLock { $0.append(progress.bytesSent) } } }
             let object = try await task.value
@@ -90,6 +90,22 @@ struct PatternFile: Sendable {
             #expect(values.last == 900_000)
             #expect(values == values.sorted())
             #expect(task.session == nil) // done: nothing left to resume
+        }
+    }
+
+    @Test func chunksGrowWithTheMeasuredThroughput() async throws {
+        try await uploading(12 << 20) { server, _, task, file in
+            let object = try await task.value
+            #expect(object.json["size"]?.stringValue == "\(12 << 20)")
+            #expect(server.files.contents(named: file.url.lastPathComponent) == file.contents)
+            // 48 chunks of 256 KiB at a fixed size; loopback is fast, so they grow (4× a step at most).
+            let sizes = server.files.contentRanges.compactMap { range -> Int? in
+                let bounds = range.dropFirst("bytes ".count).split(separator: "/")[0].split(separator: "-").compactMap { Int($0) }
+                return bounds.count == 2 ? bounds[1] - bounds[0] + 1 : nil
+            }
+            #expect(sizes.count < 48 && sizes.count >= 2)
+            #expect(sizes.allSatisfy { $0 % (256 << 10) == 0 || $0 == sizes.last })
+            #expect(zip(sizes, sizes.dropFirst()).dropLast().allSatisfy { $1 <= $0 * 4 })
         }
     }
 
@@ -273,7 +289,7 @@ struct PatternFile: Sendable {
             }
             #expect(status == .signaled(SIGKILL))
             let saved = try UploadSession(contentsOf: sessionFile)
-            #expect(saved.offset > 0 && saved.offset < saved.totalBytes)
+            #expect(saved.offset > 0 && saved.offset < saved.totalBytes ?? 0)
 
             try await withService(configuration: .testing(server.baseURL)) { service in
                 var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")

@@ -22,15 +22,18 @@ public struct MediaUploadLimits: Sendable, Hashable {
 
     /// Throws ``UploadError/mediaTooLarge`` or ``UploadError/mediaTypeNotAccepted``.
     func check(_ parameters: UploadParameters, method: String) throws(UploadError) {
-        if let maxSize {
-            let size = try parameters.byteCount()
-            if size > maxSize {
-                throw UploadError(.mediaTooLarge, message: "\(method) takes at most \(maxSize) bytes of media; this upload has \(size)")
-            }
-        }
+        // A stream's length is checked as it is read (``checkSize(_:method:)``).
+        if let size = try parameters.byteCount() { try checkSize(size, method: method) }
         if !accept.isEmpty, !accept.contains(where: { Self.matches(pattern: $0, mimeType: parameters.mimeType) }) {
             throw UploadError(.mediaTypeNotAccepted,
                               message: "\(method) does not take \(parameters.mimeType); it takes \(accept.joined(separator: ", "))")
+        }
+    }
+
+    /// Throws ``UploadError/mediaTooLarge`` once `size` bytes exceed ``maxSize``.
+    func checkSize(_ size: Int64, method: String) throws(UploadError) {
+        if let maxSize, size > maxSize {
+            throw UploadError(.mediaTooLarge, message: "\(method) takes at most \(maxSize) bytes of media; this upload has \(size)")
         }
     }
 

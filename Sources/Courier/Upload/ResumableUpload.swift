@@ -1,17 +1,23 @@
 import Foundation
 
 /// Runs one resumable upload: performs what ``UploadStateMachine`` asks for, waits out
-/// failures as the retry policy says, keeps the checksums of acknowledged bytes, and saves the
+/// failures as the retry policy says, sizes chunks from their throughput, keeps the checksums
+/// of the source and sends them with the request that completes the upload, and saves the
 /// session after each acknowledgement.
 struct ResumableUpload<Response: QueryResponse> {
     let execution: QueryExecution<Response>
     let parameters: UploadParameters
     let control: UploadControl
-    let total: Int64
-    private let checksums: SourceChecksums?
     private var machine: UploadStateMachine
+    private var sizer: ChunkSizer
+    /// A stream's bytes, read ahead; nil for files and data.
+    private var stream: (source: UploadStream, buffer: UploadStreamBuffer)?
+    private var checksums: SourceChecksums?
+    /// The task reading a stream into its buffer.
+    private var producer: Task<Checksums?, any Error>?
     private var retry = RequestPipeline.AttemptState()
     private var finalResponse: HTTPResponse?
+    private var pending: (delay: Duration, reason: String, status: Int?) = (.zero, "", nil)
 
     private var service: ServiceActor { execution.service }
     private var query: Query<Response> { execution.query }
@@ -20,25 +26,25 @@ struct ResumableUpload<Response: QueryResponse> {
         self.execution = execution
         self.parameters = parameters
         self.control = control
-        total = try parameters.byteCount()
-        checksums = parameters.verifyIntegrity ? SourceChecksums(source: parameters.source, total: total) : nil
-        machine = UploadStateMachine(total: total, chunkSize: parameters.effectiveChunkSize,
+        sizer = parameters.chunkSizer
+        machine = UploadStateMachine(total: try parameters.byteCount(), chunkSize: sizer.size,
                                      restartWhenSessionExpires: parameters.restartWhenSessionExpires)
+        if case .stream(let source) = parameters.source {
+            machine.rewindable = false
+            stream = (source, UploadStreamBuffer(start: 0, capacity: Self.readAhead(sizer.size)))
+        }
     }
 
+    /// A stream is read up to one chunk past the one in flight (plus the byte that tells whether it is the last).
+    private static func readAhead(_ chunkSize: Int64) -> Int64 { 2 * chunkSize + 1 }
+
     mutating func run(resuming session: UploadSession?) async throws -> Response {
-        defer { checksums?.cancel() }
-        if let session {
-            guard case .file(let url) = parameters.source else {
-                throw UploadError(.invalidParameters, message: "only file uploads can be resumed in another process")
-            }
-            let identity = try UploadSession.FileIdentity(of: url)
-            guard identity == session.file, session.totalBytes == total else {
-                throw UploadError(.fileChanged, message: "\(url.path) changed since the upload began")
-            }
-            machine = UploadStateMachine(resuming: session.sessionURI, offset: session.offset, total: total,
-                                         chunkSize: session.chunkSize, restartWhenSessionExpires: parameters.restartWhenSessionExpires)
-            control.record(session)
+        if let session { try adopt(session) }
+        startChecksums(resuming: session)
+        defer {
+            checksums?.cancel()
+            producer?.cancel()
+            stream?.buffer.cancel()
         }
         if control.pauseRequested { _ = machine.pause() }
         var action = machine.start()
@@ -48,6 +54,8 @@ struct ResumableUpload<Response: QueryResponse> {
             switch action {
             case .initiate:
                 action = try await initiate()
+            case .readSource(let through):
+                action = try await readSource(through: through)
             case .sendChunk(let range):
                 action = try await send(chunk: range)
             case .queryStatus:
@@ -65,17 +73,82 @@ struct ResumableUpload<Response: QueryResponse> {
         }
     }
 
+    /// Continues `session` from another process: the source must be the one it was made from.
+    private mutating func adopt(_ session: UploadSession) throws {
+        switch parameters.source {
+        case .file, .filePart:
+            guard let file = parameters.file, let recorded = session.file else {
+                throw UploadError(.invalidParameters, message: "the session was not made from a file")
+            }
+            guard try UploadSession.FileIdentity(of: file.url) == recorded, session.totalBytes == machine.total else {
+                throw UploadError(.fileChanged, message: "\(file.url.path) changed since the upload began")
+            }
+        case .stream:
+            guard session.file == nil else { throw UploadError(.invalidParameters, message: "the session was made from a file, not a stream") }
+        case .data:
+            throw UploadError(.invalidParameters, message: "only file and stream uploads can be resumed in another process")
+        }
+        let chunkSize = ChunkSizer.rounded(session.chunkSize)
+        sizer = ChunkSizer(initial: chunkSize, maximum: max(chunkSize, sizer.maximum))
+        var resumed = UploadStateMachine(resuming: session.sessionURI, offset: session.offset, total: session.totalBytes,
+                                         chunkSize: chunkSize, restartWhenSessionExpires: parameters.restartWhenSessionExpires)
+        resumed.rewindable = machine.rewindable
+        machine = resumed
+        if let source = stream?.source {
+            // The stream given to resume starts at the saved offset.
+            stream = (source, UploadStreamBuffer(start: session.offset, crc32cBeforeStart: session.acknowledgedCRC32C ?? 0,
+                                                 capacity: Self.readAhead(chunkSize)))
+        }
+        control.record(session)
+    }
+
+    /// Checksums of the whole source: a file's or data's hashed in the background while chunks
+    /// travel; a stream's as it is read (a resumed stream continues the saved CRC32C; its MD5 is lost).
+    private mutating func startChecksums(resuming session: UploadSession?) {
+        if let stream {
+            var seed: (md5: Bool, crc: UInt32, count: Int64)?
+            if parameters.verifyIntegrity {
+                seed = if let session { session.acknowledgedCRC32C.map { (false, $0, session.offset) } } else { (true, 0, 0) }
+            }
+            let task = Self.pump(stream.source, into: stream.buffer, hashing: seed)
+            producer = task
+            if seed != nil { checksums = SourceChecksums(task: task) }
+        } else if parameters.verifyIntegrity, let total = machine.total {
+            checksums = SourceChecksums(parameters.source, count: total)
+        }
+    }
+
+    /// Reads `source` into `buffer` in a task of its own, hashing what it reads.
+    private static func pump(_ source: UploadStream, into buffer: UploadStreamBuffer,
+                             hashing seed: (md5: Bool, crc: UInt32, count: Int64)?) -> Task<Checksums?, any Error> {
+        Task<Checksums?, any Error> {
+            let accumulator = seed.map { ChecksumAccumulator(md5: $0.md5, crc32c: $0.crc, count: $0.count) }
+            let iterator = source.makeIterator()
+            do {
+                while let data = try await iterator.next() {
+                    accumulator?.update(data)
+                    try await buffer.append(data)
+                }
+                buffer.finish()
+            } catch {
+                buffer.finish(throwing: error)
+                throw error
+            }
+            return accumulator?.finish()
+        }
+    }
+
     // MARK: Requests
 
     private mutating func initiate() async throws -> UploadStateMachine.Action {
         var request = try RequestBuilder.build(query, configuration: execution.configuration, path: query.uploadPath,
                                                uploadType: "resumable")
         request.headers["X-Upload-Content-Type"] = parameters.mimeType
-        request.headers["X-Upload-Content-Length"] = String(total)
+        if let total = machine.total { request.headers["X-Upload-Content-Length"] = String(total) }
         if request.body.isEmpty { request.headers["Content-Length"] = "0" }
         // Opening a session writes nothing: a repeat only opens another, which is left to expire.
         request.idempotency = .always
-        control.publish(UploadProgress(bytesSent: 0, totalBytes: total))
+        control.publish(UploadProgress(bytesSent: 0, totalBytes: machine.total))
         let response: HTTPResponse
         do {
             // The upload protocol recovers from failures itself (see `failed(with:sessionGone:)`).
@@ -90,45 +163,84 @@ struct ResumableUpload<Response: QueryResponse> {
         }
         let next = machine.initiated(sessionURI: sessionURI)
         execution.configuration.logger.debug("upload session opened", metadata: [
-            "query": "\(query.name)", "session": "\(Redaction.url(sessionURI.absoluteString))", "bytes": "\(total)",
+            "query": "\(query.name)", "session": "\(Redaction.url(sessionURI.absoluteString))",
+            "bytes": "\(machine.total.map(String.init) ?? "unknown")",
         ])
         saveSession()
         return next
     }
 
+    private mutating func readSource(through end: Int64) async throws -> UploadStateMachine.Action {
+        guard let buffer = stream?.buffer else { throw UploadError(.protocolViolation, message: "a source of known size was read ahead") }
+        let (available, ended) = try await buffer.fill(through: end)
+        try query.mediaUploadLimits?.checkSize(available, method: query.name)
+        return machine.sourceRead(available: available, ended: ended)
+    }
+
     private mutating func send(chunk range: Range<Int64>) async throws -> UploadStateMachine.Action {
         guard let sessionURI = machine.sessionURI else { return machine.failed(sessionGone: true) }
         var request = HTTPRequest(method: .put, url: sessionURI)
-        request.headers["Content-Range"] = UploadStateMachine.contentRange(range, total: total)
-        switch parameters.source {
-        case .file(let url): request.body = range.isEmpty ? .empty : .file(url, range: range)
-        case .data(let data): request.body = .data(data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound)))
+        request.headers["Content-Range"] = UploadStateMachine.contentRange(range, total: machine.total)
+        if let buffer = stream?.buffer {
+            request.body = range.isEmpty ? .empty : .data(try buffer.bytes(range))
+        } else {
+            request.body = parameters.body(range)
+            prefetch(after: range)
         }
         if range.isEmpty { request.headers["Content-Length"] = "0" }
+        if machine.isFinal(range) { try await addChecksums(to: &request) }
         let control = control
-        let total = total
+        let total = machine.total
         request.progress = { progress in
-            control.publish(UploadProgress(bytesSent: min(range.lowerBound + progress.bytesSent, total), totalBytes: total))
+            control.publish(UploadProgress(bytesSent: range.lowerBound + min(progress.bytesSent, Int64(range.count)), totalBytes: total))
         }
-        return try await exchange(request)
+        let started = ContinuousClock.now
+        return try await exchange(request, sent: (range, started))
     }
 
     private mutating func queryStatus() async throws -> UploadStateMachine.Action {
         guard let sessionURI = machine.sessionURI else { return machine.failed(sessionGone: true) }
         var request = HTTPRequest(method: .put, url: sessionURI)
-        request.headers["Content-Range"] = "bytes */\(total)"
+        request.headers["Content-Range"] = "bytes */\(machine.total.map(String.init) ?? "*")"
         request.headers["Content-Length"] = "0"
-        return try await exchange(request)
+        // With every byte sent, this request completes the upload (the end of a stream on a chunk boundary).
+        if let total = machine.total, machine.offset == total { try await addChecksums(to: &request) }
+        return try await exchange(request, sent: nil)
+    }
+
+    /// `X-Goog-Hash` with the source's MD5 and CRC32C, on the request that completes the upload:
+    /// Cloud Storage then refuses bytes that were corrupted on the way.
+    private func addChecksums(to request: inout HTTPRequest) async throws {
+        guard let checksums else { return }
+        request.headers["X-Goog-Hash"] = try await checksums.result.googHash
+    }
+
+    /// Asks the kernel to read the next chunk of a file while this one is sent.
+    private func prefetch(after range: Range<Int64>) {
+        guard let file = parameters.file, let total = machine.total, range.upperBound < total else { return }
+        let descriptor = open(file.url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let length = min(Int64(machine.chunkSize), total - range.upperBound)
+        _ = posix_fadvise(descriptor, off_t(file.base + range.upperBound), off_t(length), POSIX_FADV_WILLNEED)
     }
 
     /// One chunk or status query, and what its answer means.
-    private mutating func exchange(_ request: HTTPRequest) async throws -> UploadStateMachine.Action {
+    private mutating func exchange(_ request: HTTPRequest, sent: (range: Range<Int64>, started: ContinuousClock.Instant)?)
+        async throws -> UploadStateMachine.Action
+    {
         let response: HTTPResponse
         do {
             response = try await execution.perform(request) { context in
                 context.retry = .disabled
                 context.accepts = { $0 < 300 || $0 == 308 || $0 == 404 || $0 == 410 }
             }
+        } catch let error as APIError where request.headers["X-Goog-Hash"] != nil {
+            if let refusal = IntegrityError(refusal: error) {
+                removeSession()
+                throw refusal
+            }
+            return try failed(with: error, sessionGone: false)
         } catch {
             return try failed(with: error, sessionGone: false)
         }
@@ -138,13 +250,23 @@ struct ResumableUpload<Response: QueryResponse> {
                 throw UploadError(.protocolViolation, message: "a 308 with an unreadable Range: \(response.headers["Range"] ?? "")")
             }
             let acknowledgedBefore = machine.offset
+            if let sent, !sent.range.isEmpty {
+                machine.setChunkSize(sizer.record(bytes: Int64(sent.range.count), elapsed: ContinuousClock.now - sent.started))
+                stream?.buffer.setCapacity(Self.readAhead(machine.chunkSize))
+            }
             let next = machine.incomplete(lastByte: lastByte)
+            if let buffer = stream?.buffer {
+                guard machine.offset >= buffer.start else {
+                    throw UploadError(.protocolViolation, message: "the server holds \(machine.offset) bytes, fewer than the \(buffer.start) it acknowledged before; a stream cannot be read again")
+                }
+                buffer.release(before: machine.offset)
+            }
             // Progress renews the retry budget. A 308 that acknowledges nothing new must not:
             // a server that answers status queries but never takes a chunk would loop forever.
             if machine.offset > acknowledgedBefore {
                 retry = RequestPipeline.AttemptState()
             }
-            control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: total))
+            control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: machine.total))
             saveSession()
             return next
         case 404, 410:
@@ -177,8 +299,6 @@ struct ResumableUpload<Response: QueryResponse> {
         return machine.failed(sessionGone: sessionGone)
     }
 
-    private var pending: (delay: Duration, reason: String, status: Int?) = (.zero, "", nil)
-
     private mutating func backOff() async throws -> UploadStateMachine.Action {
         try await service.pipeline(execution.context).wait(pending.delay, attempt: retry.retries, reason: pending.reason,
                                                            status: pending.status)
@@ -187,6 +307,7 @@ struct ResumableUpload<Response: QueryResponse> {
 
     private mutating func finish() async throws -> Response {
         guard let response = finalResponse else { throw UploadError(.protocolViolation, message: "finished without a response") }
+        let total = machine.total ?? machine.offset
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
         if let checksums, let object = try? JSONValue(parsing: response.body).objectValue {
             if let mismatch = try await checksums.result.mismatch(with: object) { throw IntegrityError(message: mismatch) }
@@ -198,11 +319,22 @@ struct ResumableUpload<Response: QueryResponse> {
     // MARK: Session persistence
 
     private func saveSession() {
-        guard case .file(let url) = parameters.source, let sessionURI = machine.sessionURI,
-              let identity = try? UploadSession.FileIdentity(of: url) else { return }
-        let session = UploadSession(sessionURI: sessionURI, offset: machine.offset, totalBytes: total,
-                                    chunkSize: parameters.effectiveChunkSize, mimeType: parameters.mimeType, file: identity,
-                                    queryName: query.name, verifyIntegrity: parameters.verifyIntegrity)
+        guard let sessionURI = machine.sessionURI else { return }
+        var identity: UploadSession.FileIdentity?
+        var acknowledgedCRC32C: UInt32?
+        switch parameters.source {
+        case .file, .filePart:
+            guard let url = parameters.file?.url, let file = try? UploadSession.FileIdentity(of: url) else { return }
+            identity = file
+        case .stream:
+            if parameters.verifyIntegrity { acknowledgedCRC32C = stream?.buffer.acknowledgedCRC32C }
+        case .data:
+            return
+        }
+        let session = UploadSession(sessionURI: sessionURI, offset: machine.offset, totalBytes: machine.total,
+                                    chunkSize: machine.chunkSize, mimeType: parameters.mimeType, file: identity,
+                                    queryName: query.name, verifyIntegrity: parameters.verifyIntegrity,
+                                    acknowledgedCRC32C: acknowledgedCRC32C)
         control.record(session)
         if let file = parameters.sessionFile { try? session.write(to: file) }
     }
@@ -213,26 +345,36 @@ struct ResumableUpload<Response: QueryResponse> {
     }
 }
 
-/// MD5 and CRC32C of the whole source, computed once in the background while chunks travel.
+/// MD5 and CRC32C of the whole source: a file's or data's computed once in the background while
+/// chunks travel, a stream's as it is read.
 ///
 /// The source's bytes are fixed, so hashing them in order gives exactly what the server must hold
 /// at the end, whatever it acknowledged on the way (partial 308s, resends, restarts from zero).
 final class SourceChecksums: Sendable {
-    private let task: Task<Checksums, any Error>
+    private let task: Task<Checksums?, any Error>
 
-    init(source: UploadParameters.Source, total: Int64) {
-        task = Task.detached(priority: .utility) {
+    init(task: Task<Checksums?, any Error>) {
+        self.task = task
+    }
+
+    convenience init(_ source: UploadParameters.Source, count: Int64) {
+        self.init(task: Task.detached(priority: .utility) {
             let accumulator = ChecksumAccumulator()
             switch source {
-            case .file(let url): try ChecksumAccumulator.file(url, range: 0..<total, into: accumulator)
+            case .file(let url): try ChecksumAccumulator.file(url, range: 0..<count, into: accumulator)
+            case .filePart(let url, let range): try ChecksumAccumulator.file(url, range: range, into: accumulator)
             case .data(let data): accumulator.update(data)
+            case .stream: return nil
             }
             return accumulator.finish()
-        }
+        })
     }
 
     var result: Checksums {
-        get async throws { try await task.value }
+        get async throws {
+            guard let checksums = try await task.value else { throw UploadError(.protocolViolation, message: "no checksums") }
+            return checksums
+        }
     }
 
     func cancel() { task.cancel() }

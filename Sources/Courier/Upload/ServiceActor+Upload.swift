@@ -6,7 +6,7 @@ extension ServiceActor {
     ///
     /// Executing such a query (`service.execute(query)`) does the same and waits for the result.
     public nonisolated func upload<Response>(_ query: Query<Response>) -> UploadTask<Response> {
-        let total = (try? query.upload?.byteCount()) ?? 0
+        let total = (try? query.upload?.byteCount()) ?? nil
         return UploadTask(control: UploadControl(total: total)) { control in
             try await self.runUpload(query, control: control, session: nil)
         }
@@ -52,40 +52,53 @@ extension ServiceActor {
     private nonisolated func singleRequestUpload<Response>(_ execution: QueryExecution<Response>, parameters: UploadParameters,
                                                            control: UploadControl) async throws -> Response {
         let query = execution.query
-        let total = try parameters.byteCount()
-        let media: HTTPRequest.Body.Part = switch parameters.source {
-        case .file(let url): .file(url, range: 0..<total)
-        case .data(let data): .data(data)
+        guard let total = try parameters.byteCount() else {
+            throw UploadError(.invalidParameters, message: "a stream of unknown length needs the resumable protocol")
         }
+        // The checksums go with the request, so the server can refuse corrupted bytes: one read of the media first.
+        let checksums = parameters.verifyIntegrity ? try await SourceChecksums(parameters.source, count: total).result : nil
         var request: HTTPRequest
         if parameters.uploadProtocol == .multipart {
             request = try RequestBuilder.build(query, configuration: configuration, path: query.uploadPath, uploadType: "multipart")
             let boundary = "courier_related_" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
-            let metadata = (query.body ?? .object([:])).serialized()
-            let head = Data(("--\(boundary)\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n").utf8) + metadata
+            var metadata = query.body ?? .object([:])
+            if let checksums { metadata = Self.addingChecksums(checksums, to: metadata, api: query.api) }
+            let head = Data(("--\(boundary)\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n").utf8) + metadata.serialized()
                 + Data(("\r\n--\(boundary)\r\nContent-Type: \(parameters.mimeType)\r\n\r\n").utf8)
-            request.body = .parts([.data(head), media, .data(Data("\r\n--\(boundary)--\r\n".utf8))])
+            request.body = .parts([.data(head), parameters.part(0..<total), .data(Data("\r\n--\(boundary)--\r\n".utf8))])
             request.headers["Content-Type"] = "multipart/related; boundary=\(boundary)"
         } else {
             request = try RequestBuilder.build(query, configuration: configuration, path: query.uploadPath, uploadType: "media")
-            request.body = .parts([media])
+            request.body = parameters.body(0..<total)
             request.headers["Content-Type"] = parameters.mimeType
         }
+        if let checksums { request.headers["X-Goog-Hash"] = checksums.googHash }
         request.progress = { progress in
             control.publish(UploadProgress(bytesSent: min(progress.bytesSent, total), totalBytes: total))
         }
         // A POST: re-sent after it may have arrived only with a precondition (ifGenerationMatch=0)
         // or a declared idempotency, as the pipeline decides.
-        let response = try await execution.perform(request)
+        let response: HTTPResponse
+        do {
+            response = try await execution.perform(request)
+        } catch let error as APIError {
+            if checksums != nil, let refusal = IntegrityError(refusal: error) { throw refusal }
+            throw error
+        }
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
-        if parameters.verifyIntegrity, let object = try? JSONValue(parsing: response.body).objectValue {
-            let checksums = ChecksumAccumulator()
-            switch parameters.source {
-            case .file(let url): try ChecksumAccumulator.file(url, range: 0..<total, into: checksums)
-            case .data(let data): checksums.update(data)
-            }
-            if let mismatch = checksums.finish().mismatch(with: object) { throw IntegrityError(message: mismatch) }
+        if let checksums, let object = try? JSONValue(parsing: response.body).objectValue,
+           let mismatch = checksums.mismatch(with: object) {
+            throw IntegrityError(message: mismatch)
         }
         return try Response.decode(from: response, limits: configuration.jsonLimits)
+    }
+
+    /// Cloud Storage's object resource takes the media's `md5Hash` and `crc32c` and refuses media
+    /// that disagrees; other APIs' metadata would not know the fields, and get the header alone.
+    static func addingChecksums(_ checksums: Checksums, to metadata: JSONValue, api: APIDescription) -> JSONValue {
+        guard api.name == "storage", case .object(var object) = metadata else { return metadata }
+        if object["crc32c"] == nil { object["crc32c"] = .string(checksums.crc32cBase64) }
+        if object["md5Hash"] == nil, let md5 = checksums.md5Base64 { object["md5Hash"] = .string(md5) }
+        return .object(object)
     }
 }

@@ -31,12 +31,3 @@ public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "UploadError.\(code.rawValue): \(message)" }
 }
-
-/// The checksums of bytes that went over the wire disagree: the server's MD5 or CRC32C of an
-/// uploaded object, or an `x-goog-hash` of a downloaded one, differ from the local bytes.
-public struct IntegrityError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Which checksum and both values.
-    public let message: String
-
-    public var description: String { "IntegrityError: \(message)" }
-}

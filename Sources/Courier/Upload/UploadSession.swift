@@ -6,22 +6,28 @@ import Foundation
 /// Save it (``UploadParameters/sessionFile`` does, after every acknowledged chunk), and after a
 /// crash call ``ServiceActor/resumeUpload(_:query:)``. The file is identified by path, size,
 /// modification date and a digest of its first MiB, so a file changed in between is refused
-/// (``UploadError/fileChanged``) rather than uploaded half old, half new.
+/// (``UploadError/fileChanged``) rather than uploaded half old, half new. A stream has no
+/// identity to check: the query given to resume must carry a stream that starts at ``offset``.
 public struct UploadSession: Codable, Sendable, Hashable {
     /// The session URI the server returned in `Location`.
     public var sessionURI: URL
     /// Bytes the server acknowledged (its last 308's range end + 1).
     public var offset: Int64
-    public var totalBytes: Int64
+    /// Nil for a stream whose end has not been read yet.
+    public var totalBytes: Int64?
     public var chunkSize: Int64
     public var mimeType: String
-    public var file: FileIdentity
+    /// The file uploaded; nil for a stream.
+    public var file: FileIdentity?
+    /// The CRC32C of a stream's first ``offset`` bytes, so that a resumed stream's checksum
+    /// still covers the whole object (its MD5 cannot be continued and is not sent).
+    public var acknowledgedCRC32C: UInt32?
     /// The query's method name, for logs.
     public var queryName: String
     public var verifyIntegrity: Bool
 
-    public init(sessionURI: URL, offset: Int64, totalBytes: Int64, chunkSize: Int64, mimeType: String, file: FileIdentity,
-                queryName: String, verifyIntegrity: Bool) {
+    public init(sessionURI: URL, offset: Int64, totalBytes: Int64?, chunkSize: Int64, mimeType: String, file: FileIdentity?,
+                queryName: String, verifyIntegrity: Bool, acknowledgedCRC32C: UInt32? = nil) {
         self.sessionURI = sessionURI
         self.offset = offset
         self.totalBytes = totalBytes
@@ -30,6 +36,7 @@ public struct UploadSession: Codable, Sendable, Hashable {
         self.file = file
         self.queryName = queryName
         self.verifyIntegrity = verifyIntegrity
+        self.acknowledgedCRC32C = acknowledgedCRC32C
     }
 
     public struct FileIdentity: Codable, Sendable, Hashable {

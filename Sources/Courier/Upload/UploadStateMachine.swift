@@ -5,6 +5,10 @@ import Foundation
 /// - Initiation: a POST that returns the session URI.
 /// - Chunks: `PUT` with `Content-Range: bytes a-b/total`; a 308 with `Range: bytes=0-N` means
 ///   "continue at N+1" (the server may keep fewer bytes than were sent); 200/201 ends it.
+/// - Unknown size (a stream): chunks say `bytes a-b/*` until the source ends; the chunk that
+///   ends it names the total. Whether a chunk is the last is known before it is sent, by
+///   reading one byte past it (``Action/readSource(through:)``), so even a source that ends on a
+///   chunk boundary needs no empty `bytes */total` request to finish.
 /// - Status query: after any failure (and in a new process) the offset is unknown, so a
 ///   `PUT` with `Content-Range: bytes */total` asks the server where to continue.
 /// - 404/410: the session is gone: start again from byte 0, or fail, as configured.
@@ -13,11 +17,14 @@ import Foundation
 /// when the upload resumes and no status query is needed.
 struct UploadStateMachine: Sendable {
     enum Phase: Sendable, Equatable {
-        case idle, initiating, sending(Range<Int64>), querying, waitingToRetry, paused, finished, failed
+        case idle, initiating, reading, sending(Range<Int64>), querying, waitingToRetry, paused, finished, failed
     }
 
     enum Action: Sendable, Equatable {
         case initiate
+        /// A source of unknown size: read it up to byte `through` (exclusive) or its end, then
+        /// call ``sourceRead(available:ended:)``.
+        case readSource(through: Int64)
         /// Send bytes `range`; `Content-Range: bytes lower-(upper-1)/total`.
         case sendChunk(Range<Int64>)
         case queryStatus
@@ -33,9 +40,16 @@ struct UploadStateMachine: Sendable {
     /// The most times a vanished session is restarted from zero before giving up.
     static let maxRestarts = 3
 
-    let total: Int64
-    let chunkSize: Int64
+    /// Nil until a source of unknown size ends.
+    private(set) var total: Int64?
+    /// The next chunk's size; an adaptive sizer may change it between chunks.
+    private(set) var chunkSize: Int64
     let restartWhenSessionExpires: Bool
+    /// Whether the source can be read again from byte 0 (a file or data, not a stream), so a
+    /// vanished session can start over.
+    var rewindable = true
+    /// Bytes of a source of unknown size known to exist (read so far).
+    private(set) var available: Int64 = 0
     private(set) var phase = Phase.idle
     private(set) var sessionURI: URL?
     /// Bytes the server acknowledged.
@@ -44,14 +58,14 @@ struct UploadStateMachine: Sendable {
     private(set) var pauseRequested = false
     private(set) var restarts = 0
 
-    init(total: Int64, chunkSize: Int64, restartWhenSessionExpires: Bool) {
+    init(total: Int64?, chunkSize: Int64, restartWhenSessionExpires: Bool) {
         self.total = total
         self.chunkSize = max(1, chunkSize)
         self.restartWhenSessionExpires = restartWhenSessionExpires
     }
 
     /// Continues a session from another process: where the server is must be asked first.
-    init(resuming sessionURI: URL, offset: Int64, total: Int64, chunkSize: Int64, restartWhenSessionExpires: Bool) {
+    init(resuming sessionURI: URL, offset: Int64, total: Int64?, chunkSize: Int64, restartWhenSessionExpires: Bool) {
         self.init(total: total, chunkSize: chunkSize, restartWhenSessionExpires: restartWhenSessionExpires)
         self.sessionURI = sessionURI
         self.offset = offset
@@ -77,6 +91,15 @@ struct UploadStateMachine: Sendable {
             phase = .querying
             return .queryStatus
         }
+        guard let total else {
+            // Whether the next chunk is the last: known once a byte past it exists, or the source ended.
+            guard available > offset + chunkSize else {
+                phase = .reading
+                return .readSource(through: offset + chunkSize + 1)
+            }
+            phase = .sending(offset..<offset + chunkSize)
+            return .sendChunk(offset..<offset + chunkSize)
+        }
         if offset >= total && total > 0 {
             // The server has every byte but did not say "done": a status query finalizes or reports.
             phase = .querying
@@ -85,6 +108,28 @@ struct UploadStateMachine: Sendable {
         let end = min(offset + chunkSize, total)
         phase = .sending(offset..<end)
         return .sendChunk(offset..<end)
+    }
+
+    /// What ``Action/readSource(through:)`` found: `available` bytes exist; `ended` if that is all.
+    mutating func sourceRead(available: Int64, ended: Bool) -> Action {
+        guard phase == .reading else { return unexpected("a source read") }
+        self.available = max(self.available, available)
+        if ended {
+            guard available >= offset else {
+                phase = .failed
+                return .fail(UploadError(.protocolViolation, message: "the source ended at \(available) bytes, before the \(offset) the server holds"))
+            }
+            total = available
+        } else if available <= offset + chunkSize {
+            phase = .failed
+            return .fail(UploadError(.protocolViolation, message: "the source read stopped before its end"))
+        }
+        return proceed()
+    }
+
+    /// The size of the chunks after the one in flight (a multiple of 256 KiB, from ``ChunkSizer``).
+    mutating func setChunkSize(_ size: Int64) {
+        chunkSize = max(1, size)
     }
 
     /// The initiation returned `Location`.
@@ -103,9 +148,9 @@ struct UploadStateMachine: Sendable {
         default: return unexpected("a 308")
         }
         let next = lastByte.map { $0 + 1 } ?? 0
-        guard next >= 0, next <= total else {
+        guard next >= 0, next <= total ?? .max else {
             phase = .failed
-            return .fail(UploadError(.protocolViolation, message: "the server acknowledged \(next) of \(total) bytes"))
+            return .fail(UploadError(.protocolViolation, message: "the server acknowledged \(next) of \(total ?? 0) bytes"))
         }
         if case .sending(let range) = phase, next > range.upperBound {
             phase = .failed
@@ -129,7 +174,7 @@ struct UploadStateMachine: Sendable {
         switch phase {
         case .sending, .querying:
             phase = .finished
-            offset = total
+            if let total { offset = total }
             return .finish
         default:
             return unexpected("a final response")
@@ -142,6 +187,10 @@ struct UploadStateMachine: Sendable {
             guard restartWhenSessionExpires else {
                 phase = .failed
                 return .fail(UploadError(.sessionExpired, message: "the server no longer knows the upload session"))
+            }
+            guard rewindable || offset == 0 else {
+                phase = .failed
+                return .fail(UploadError(.sessionExpired, message: "the upload session vanished after \(offset) bytes of a stream, which cannot be read again"))
             }
             guard restarts < Self.maxRestarts else {
                 phase = .failed
@@ -191,9 +240,16 @@ struct UploadStateMachine: Sendable {
         return .fail(UploadError(.protocolViolation, message: "\(what) arrived in phase \(phase)"))
     }
 
-    /// `Content-Range` of a chunk: `bytes a-b/total`, or `bytes */0` for an empty upload.
-    static func contentRange(_ range: Range<Int64>, total: Int64) -> String {
-        range.isEmpty ? "bytes */\(total)" : "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(total)"
+    /// `Content-Range` of a chunk: `bytes a-b/total`, `bytes a-b/*` while the size is unknown,
+    /// or `bytes */total` for an empty upload (and for a status query).
+    static func contentRange(_ range: Range<Int64>, total: Int64?) -> String {
+        let size = total.map(String.init) ?? "*"
+        return range.isEmpty ? "bytes */\(size)" : "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
+    }
+
+    /// Whether a request with this range can complete the upload, so it carries `X-Goog-Hash`.
+    func isFinal(_ range: Range<Int64>) -> Bool {
+        total.map { range.upperBound == $0 } ?? false
     }
 
     /// The last byte a 308's `Range: bytes=0-N` acknowledges; nil when it has no Range (nothing yet).

@@ -84,7 +84,7 @@ final class UploadControl: Sendable {
 
     private let state: LockedValue<State>
 
-    init(total: Int64) {
+    init(total: Int64?) {
         state = LockedValue(State(latest: UploadProgress(bytesSent: 0, totalBytes: total)))
     }
 

@@ -1,0 +1,96 @@
+@testable import Courier
+import CourierTestServer
+import CourierTesting
+import Foundation
+import Testing
+
+/// Checksums the server verifies: every upload protocol sends the media's MD5 and CRC32C with the
+/// request that completes it (`X-Goog-Hash`), and the test server, as Cloud Storage, refuses
+/// bytes that disagree. `corrupt=N` flips byte N on arrival, as a bad link would.
+@Suite struct UploadIntegrityTests {
+    @Test(arguments: [UploadParameters.UploadProtocol.resumable, .multipart, .media])
+    func aByteCorruptedOnTheWayIsRefusedAndNothingIsStored(_ uploadProtocol: UploadParameters.UploadProtocol) async throws {
+        let file = try PatternFile(size: 700_000)
+        defer { file.remove() }
+        try await withTestServer { server in
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-integrity-\(UUID()).json")
+                var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream", uploadProtocol: uploadProtocol)
+                parameters.chunkSize = 256 << 10
+                if uploadProtocol == .resumable { parameters.sessionFile = sessionFile }
+                let name = "corrupt-\(uploadProtocol).bin"
+                let error = await #expect(throws: IntegrityError.self) {
+                    _ = try await service.execute(Files.insert(server, name: name, upload: parameters, faults: ["corrupt": "300000"]))
+                }
+                #expect(error?.message.contains("doesn't match calculated") == true)
+                #expect(server.files.contents(named: name) == nil) // refused by the server, not found afterwards
+                #expect(!FileManager.default.fileExists(atPath: sessionFile.path))
+            }
+        }
+    }
+
+    @Test func aCorruptedStreamIsRefusedToo() async throws {
+        try await withTestServer { server in
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                let stream = AsyncStream<Data> { continuation in
+                    continuation.yield(Data(TestPattern.bytes(count: 600_000)))
+                    continuation.finish()
+                }
+                var parameters = UploadParameters(stream: UploadStream(stream), mimeType: "application/octet-stream")
+                parameters.chunkSize = 256 << 10
+                await #expect(throws: IntegrityError.self) {
+                    _ = try await service.execute(Files.insert(server, name: "corrupt-stream.bin", upload: parameters, faults: ["corrupt": "10"]))
+                }
+                #expect(server.files.contents(named: "corrupt-stream.bin") == nil)
+            }
+        }
+    }
+
+    @Test func withoutVerificationNoChecksumIsSentAndTheServerKeepsWhatArrived() async throws {
+        try await withTestServer { server in
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                var parameters = UploadParameters(data: Data(TestPattern.bytes(count: 300_000)), mimeType: "application/octet-stream")
+                parameters.verifyIntegrity = false
+                let object = try await service.execute(Files.insert(server, name: "unchecked.bin", upload: parameters,
+                                                                    faults: ["corrupt": "5"]))
+                #expect(object.json["size"] == "300000")
+                #expect(server.files.contents(named: "unchecked.bin") != Data(TestPattern.bytes(count: 300_000)))
+            }
+        }
+    }
+
+    @Test func checksumsGoInTheHeaderAndInCloudStorageMetadata() throws {
+        let checksums = Checksums(md5: Data(repeating: 1, count: 16), crc32c: 0x0102_0304, byteCount: 5)
+        #expect(checksums.googHash == "crc32c=AQIDBA==,md5=AQEBAQEBAQEBAQEBAQEBAQ==")
+        let storage = APIDescription(name: "storage", version: "v1", rootURL: URL(string: "https://x")!, servicePath: "storage/v1/")
+        let tasks = APIDescription(name: "tasks", version: "v1", rootURL: URL(string: "https://x")!, servicePath: "tasks/v1/")
+        let metadata = JSONValue.object(["name": "a"])
+        let withSums = ServiceActor.addingChecksums(checksums, to: metadata, api: storage)
+        #expect(withSums["crc32c"] == "AQIDBA==" && withSums["md5Hash"] == "AQEBAQEBAQEBAQEBAQEBAQ==")
+        #expect(ServiceActor.addingChecksums(checksums, to: metadata, api: tasks) == metadata)
+    }
+}
+
+/// CRC32C combination: the checksum of pieces hashed apart equals the checksum of the whole.
+@Suite struct ChecksumCombinationTests {
+    @Test func piecesCombineIntoTheWhole() {
+        let bytes = Data(TestPattern.bytes(count: 1_000_003))
+        let whole = ChecksumAccumulator()
+        whole.update(bytes)
+        let expected = whole.finish()
+        for cuts in [[0], [1], [500_000], [1, 2, 999_999], [123_457, 654_321, 800_000]] {
+            var pieces: [Checksums] = []
+            var start = 0
+            for end in cuts + [bytes.count] {
+                let piece = ChecksumAccumulator(md5: false)
+                piece.update(bytes[start..<end])
+                pieces.append(piece.finish())
+                start = end
+            }
+            let combined = Checksums.concatenating(pieces)
+            #expect(combined.crc32c == expected.crc32c, "cuts \(cuts)")
+            #expect(combined.byteCount == expected.byteCount)
+            #expect(combined.md5 == nil)
+        }
+    }
+}
