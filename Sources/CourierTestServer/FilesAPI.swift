@@ -103,6 +103,8 @@ public final class FilesAPI: Sendable {
 
     /// Status queries received, all sessions together.
     public var statusQueryCount: Int { state.withLock { $0.statusQueries } }
+    /// Downloads cut short by a `break=N` fault so far.
+    public var brokenDownloadCount: Int { state.withLock { $0.brokenDownloads.count } }
     /// Every `Content-Range` of a chunk or status query received, in order.
     public var contentRanges: [String] { state.withLock { $0.contentRanges } }
     /// Chunk requests (with data) received.

@@ -79,12 +79,29 @@ import Testing
             defer { try? FileManager.default.removeItem(at: target) }
             // The first 300,000 bytes are already here, as an interrupted download leaves them.
             let first = try await service.stream(try RequestBuilder.build(get, configuration: service.configuration))
-            try contents.prefix(300_000).write(to: target)
+            try contents.prefix(300_000).write(to: PartialDownload.dataFile(for: target))
             let url = try RequestBuilder.build(get, configuration: service.configuration).url.absoluteString
             try JSONEncoder().encode(PartialDownload(url: url, etag: first.headers["ETag"], lastModified: first.headers["Last-Modified"],
                                                      totalBytes: 800_000)).write(to: PartialDownload.sidecar(for: target))
             let result = try await service.downloadFile(get, to: target)
             #expect(result.resumedFrom == 300_000)
+            #expect(try Data(contentsOf: target) == contents)
+        }
+    }
+
+    @Test func aSlicedDownloadFromFakeGCSServerVerifiesByCombinedCRC32C() async throws {
+        try await withBucket { _, service in
+            let contents = Data(TestPattern.bytes(count: 3_000_000))
+            _ = try await service.execute(insert(bucket: "uploads", name: "sliced.bin",
+                                                 upload: UploadParameters(data: contents, mimeType: "application/octet-stream")))
+            var get = Query<MediaData>(api: Self.storage, name: "storage.objects.get", path: "b/{bucket}/o/{object}",
+                                       pathParameters: ["bucket": "uploads", "object": "sliced.bin"])
+            get.downloadsMedia = true
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-gcs-sliced-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            let slicing = SlicedDownloads(threshold: 1 << 20, maximumSlices: 4, minimumSliceSize: 256 << 10)
+            let result = try await service.downloadFile(get, to: target, options: DownloadOptions(slicing: slicing))
+            #expect(result.slices == 4)
             #expect(try Data(contentsOf: target) == contents)
         }
     }

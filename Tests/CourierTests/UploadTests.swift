@@ -367,7 +367,7 @@ struct PatternFile: Sendable {
             defer { try? FileManager.default.removeItem(at: target) }
             // A first run that stopped after 1,000,000 bytes (a crash, a cancelled task).
             let partial = try await service.stream(HTTPRequest(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media")!))
-            try contents.prefix(1_000_000).write(to: target)
+            try contents.prefix(1_000_000).write(to: PartialDownload.dataFile(for: target))
             let marker = PartialDownload(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media&prettyPrint=false")!.absoluteString,
                                          etag: partial.headers["ETag"], lastModified: nil, totalBytes: 3_000_000)
             try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: target))
@@ -381,7 +381,7 @@ struct PatternFile: Sendable {
         try await withStoredFile(size: 500_000) { server, service, id, contents in
             let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
             defer { try? FileManager.default.removeItem(at: target) }
-            try Data(repeating: 7, count: 200_000).write(to: target)
+            try Data(repeating: 7, count: 200_000).write(to: PartialDownload.dataFile(for: target))
             let marker = PartialDownload(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media&prettyPrint=false")!.absoluteString,
                                          etag: "\"an-old-version\"", lastModified: nil, totalBytes: 500_000)
             try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: target))
@@ -396,11 +396,15 @@ struct PatternFile: Sendable {
             let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID())")
             defer { try? FileManager.default.removeItem(at: target) }
             let etag = try await service.stream(HTTPRequest(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media")!)).headers["ETag"]
-            try Data(repeating: 7, count: 200_000).write(to: target) // wrong bytes, right ETag
+            try Data(repeating: 7, count: 200_000).write(to: PartialDownload.dataFile(for: target)) // wrong bytes, right ETag
+            try Data("the previous version".utf8).write(to: target)
             let marker = PartialDownload(url: URL(string: "\(server.baseURL)/download/files/v1/files/\(id)?alt=media&prettyPrint=false")!.absoluteString,
                                          etag: etag, lastModified: nil, totalBytes: 500_000)
             try JSONEncoder().encode(marker).write(to: PartialDownload.sidecar(for: target))
             await #expect(throws: IntegrityError.self) { try await service.downloadFile(Files.media(server, id: id), to: target) }
+            // Nothing corrupt is kept: the file under its name is untouched, the bad data is gone.
+            #expect(try Data(contentsOf: target) == Data("the previous version".utf8))
+            #expect(!FileManager.default.fileExists(atPath: PartialDownload.dataFile(for: target).path))
         }
     }
 

@@ -1,0 +1,49 @@
+import Foundation
+
+/// What an unfinished download keeps beside its file: the bytes so far in `<file>.courier-download`
+/// (never under the file's own name until they are whole and verified) and this record in
+/// `<file>.courier-partial`, for `If-Range`/`If-Match` and, for a sliced download, each slice's progress.
+struct PartialDownload: Codable, Sendable {
+    var url: String
+    var etag: String?
+    var lastModified: String?
+    var totalBytes: Int64?
+    /// The server's `x-goog-hash` of the whole object, to verify a download resumed in another process.
+    var googHash: String? = nil
+    /// A sliced download's slices; nil for one stream (whose progress is the data file's size).
+    var slices: [Slice]? = nil
+
+    struct Slice: Codable, Sendable, Hashable {
+        var start: Int64
+        var end: Int64
+        /// Bytes of `start..<end` on disk.
+        var written: Int64
+    }
+
+    static func sidecar(for file: URL) -> URL { file.appendingPathExtension("courier-partial") }
+    /// Where the bytes go until they are whole and verified.
+    static func dataFile(for file: URL) -> URL { file.appendingPathExtension("courier-download") }
+
+    /// The record for `file` if it belongs to a download of `url` whose data is still there.
+    static func read(for file: URL, url: URL) -> PartialDownload? {
+        guard FileManager.default.fileExists(atPath: dataFile(for: file).path),
+              let data = try? Data(contentsOf: sidecar(for: file)),
+              let partial = try? JSONDecoder().decode(PartialDownload.self, from: data), partial.url == url.absoluteString
+        else { return nil }
+        return partial
+    }
+
+    func write(for file: URL) throws {
+        try JSONEncoder().encode(self).write(to: Self.sidecar(for: file), options: .atomic)
+    }
+
+    /// Removes the data and the record (after success, or data that failed verification).
+    static func remove(for file: URL) {
+        try? FileManager.default.removeItem(at: dataFile(for: file))
+        try? FileManager.default.removeItem(at: sidecar(for: file))
+    }
+
+    static func size(of file: URL) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+}
