@@ -14,8 +14,8 @@ import Testing
 /// idempotent, so it *is* re-sent after a reset), the cell says so and asserts that form.
 @Suite struct PipelineConformanceTests {
     enum Operation: String, CaseIterable, Sendable {
-        case execute, fetchAll, send, stream, taskGroupBatch, wireBatch, download, downloadFile
-        case mediaUpload, multipartUpload, resumableUpload
+        case execute, fetchAll, send, stream, taskGroupBatch, wireBatch, download, downloadFile, slicedDownload
+        case mediaUpload, multipartUpload, resumableUpload, streamUpload
 
         /// The `operation` dimension its requests are counted under.
         var metricsName: String {
@@ -24,8 +24,8 @@ import Testing
             case .send: "send"
             case .stream: "stream"
             case .wireBatch: "batch"
-            case .download, .downloadFile: "download"
-            case .mediaUpload, .multipartUpload, .resumableUpload: "upload"
+            case .download, .downloadFile, .slicedDownload: "download"
+            case .mediaUpload, .multipartUpload, .resumableUpload, .streamUpload: "upload"
             }
         }
 
@@ -33,7 +33,7 @@ import Testing
         /// operation is; a resumable upload's initiation is by declaration (it opens a session).
         var writeIsIdempotent: Bool {
             switch self {
-            case .fetchAll, .stream, .download, .downloadFile, .resumableUpload: true
+            case .fetchAll, .stream, .download, .downloadFile, .slicedDownload, .resumableUpload, .streamUpload: true
             default: false
             }
         }
@@ -98,24 +98,43 @@ import Testing
             let results = operation == .wireBatch ? try await service.executeBatch(batch) : try await service.batch(batch)
             if let failure = results.failures.values.first { throw failure }
             #expect(results.successes.count == batch.count)
-        case .download, .downloadFile:
+        case .download, .downloadFile, .slicedDownload:
             let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-conformance-\(UUID())")
-            defer { try? FileManager.default.removeItem(at: target) }
+            defer {
+                try? FileManager.default.removeItem(at: target)
+                PartialDownload.remove(for: target)
+            }
             if operation == .download {
                 let response = try await service.download(HTTPRequest(url: root.appendingPathComponent("download/files/v1/files/\(fileID)")),
                                                           to: target, options: options)
                 guard response.isSuccess else { throw APIError(response: response) }
+            } else if operation == .slicedDownload {
+                // Three concurrent Range slices of the 300,000 bytes.
+                let slicing = SlicedDownloads(threshold: 1, maximumSlices: 3, minimumSliceSize: 64 << 10)
+                let result = try await service.downloadFile(named(Files.media(server, id: fileID)), to: target,
+                                                            options: DownloadOptions(slicing: slicing))
+                #expect(result.slices == 3)
             } else {
                 _ = try await service.downloadFile(named(Files.media(server, id: fileID)), to: target)
             }
             #expect(try Data(contentsOf: target) == fileBytes)
-        case .mediaUpload, .multipartUpload, .resumableUpload:
+        case .mediaUpload, .multipartUpload, .resumableUpload, .streamUpload:
             let uploadProtocol: UploadParameters.UploadProtocol = switch operation {
             case .mediaUpload: .media
             case .multipartUpload: .multipart
             default: .resumable
             }
             var parameters = UploadParameters(data: fileBytes, mimeType: "application/octet-stream", uploadProtocol: uploadProtocol)
+            if operation == .streamUpload {
+                // The same bytes as a stream of unknown length, in pieces.
+                let pieces = AsyncStream<Data> { continuation in
+                    for start in stride(from: 0, to: fileBytes.count, by: 50_000) {
+                        continuation.yield(fileBytes[start..<min(start + 50_000, fileBytes.count)])
+                    }
+                    continuation.finish()
+                }
+                parameters = UploadParameters(stream: UploadStream(pieces), mimeType: "application/octet-stream")
+            }
             parameters.chunkSize = 256 << 10
             var insert = named(Files.insert(server, name: "conformance-\(UUID())", upload: parameters))
             if !write { insert.parameters.set("ifGenerationMatch", "0") } // "only if new": safe to repeat
@@ -443,7 +462,15 @@ import Testing
         mock.on(.get, path: "/notes/v1/notes") { _ in try .json(["items": [note]]) }
         mock.on(.post, path: "/notes/v1/notes") { _ in try .json(note) }
         mock.on(.get, path: "/download/files/v1/files/f1") { request in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: fileBytes, url: request.url)
+            var headers: HTTPHeaders = ["Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", "ETag": "\"m1\""]
+            // `bytes=a-b`, as the sliced download asks.
+            let bounds = (request.headers["Range"] ?? "").dropFirst("bytes=".count).split(separator: "-").compactMap { Int($0) }
+            guard bounds.count == 2 else {
+                headers["Content-Length"] = String(fileBytes.count)
+                return HTTPResponse(status: 200, headers: headers, body: fileBytes, url: request.url)
+            }
+            headers["Content-Range"] = "bytes \(bounds[0])-\(bounds[1])/\(fileBytes.count)"
+            return HTTPResponse(status: 206, headers: headers, body: fileBytes[bounds[0]...bounds[1]], url: request.url)
         }
         mock.on(.post, path: "/upload/files/v1/files") { request in
             if request.url.query?.contains("uploadType=resumable") == true {
@@ -456,7 +483,7 @@ import Testing
             // 308 until the chunk that ends the file, as a resumable session answers.
             let range = request.headers["Content-Range"] ?? ""
             let numbers = range.dropFirst("bytes ".count).split(whereSeparator: { $0 == "-" || $0 == "/" }).compactMap { Int($0) }
-            if numbers.count == 3, numbers[1] + 1 < numbers[2] {
+            if range.hasSuffix("/*") || (numbers.count == 3 && numbers[1] + 1 < numbers[2]) {
                 return HTTPResponse(status: 308, headers: ["Range": "bytes=0-\(numbers[1])"], url: request.url)
             }
             return try .json(["id": "f1"])
