@@ -4,9 +4,10 @@ import Foundation
 
 /// Uploads a file on loopback to the test server (run `CourierBench serve` first): `curl -T` and
 /// Courier's single PUT to the `/discard` sink (counts bytes, keeps none), Courier's resumable
-/// upload to the Files API's sink (the same), and the realistic resumable upload (the server
-/// writes to disk and both sides compute MD5 and CRC32C).
-/// Median MB/s of `runs`.
+/// upload to the Files API's sink (the same) with chunks sized from throughput and with fixed
+/// 8 MiB chunks, and the realistic resumable upload (the server writes to disk, both sides
+/// compute MD5 and CRC32C, the last chunk carries X-Goog-Hash). Median MB/s of `runs`, and the
+/// peak RSS of this process.
 struct UploadBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "upload", abstract: "A large upload: Courier vs curl -T.")
 
@@ -50,7 +51,7 @@ struct UploadBench: AsyncParsableCommand {
                 guard response.status == 200 else { throw ValidationError("status \(response.status)") }
             }
             let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: url)!, servicePath: "files/v1/")
-            func resumable(sink: Bool) async throws -> Double {
+            func resumable(sink: Bool, adaptive: Bool) async throws -> Double {
                 try await megabytesPerSecond {
                     var query = Query<GenericObject>(api: api, name: "files.insert", method: .post, path: "files")
                     query.uploadPath = "/upload/files/v1/files"
@@ -58,13 +59,24 @@ struct UploadBench: AsyncParsableCommand {
                     if sink { query.parameters.set("sink", 1) }
                     var parameters = UploadParameters(file: file, mimeType: "application/octet-stream")
                     parameters.verifyIntegrity = !sink
+                    parameters.adaptiveChunkSize = adaptive
                     query.upload = parameters
                     _ = try await service.execute(query)
                 }
             }
-            return (single, (try await resumable(sink: true), try await resumable(sink: false)))
+            return (single, (try await resumable(sink: true, adaptive: true), try await resumable(sink: true, adaptive: false),
+                             try await resumable(sink: false, adaptive: true)))
         }
-        print(String(format: "%d MiB upload, median of %d: curl -T %.0f MB/s | Courier PUT %.0f MB/s (%.2fx curl) | Courier resumable, 8 MiB chunks, no hashing %.0f MB/s (%.2fx curl) | resumable with MD5/CRC32C on both sides, server writes to disk %.0f MB/s (%.2fx curl)",
-                     mebibytes, runs, curl, single, single / curl, resumable.0, resumable.0 / curl, resumable.1, resumable.1 / curl))
+        let rss = Double(peakResidentKiB()) / 1024
+        print(String(format: "%d MiB upload, median of %d: curl -T %.0f MB/s | Courier PUT %.0f MB/s (%.2fx curl) | Courier resumable, adaptive chunks, no hashing %.0f MB/s (%.2fx curl) | resumable, fixed 8 MiB chunks %.0f MB/s (%.2fx curl) | resumable with MD5/CRC32C on both sides and X-Goog-Hash, server writes to disk %.0f MB/s (%.2fx curl) | peak RSS %.0f MiB",
+                     mebibytes, runs, curl, single, single / curl, resumable.0, resumable.0 / curl, resumable.1, resumable.1 / curl,
+                     resumable.2, resumable.2 / curl, rss))
     }
+}
+
+/// VmHWM of this process, in KiB.
+func peakResidentKiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }

@@ -46,7 +46,7 @@ public struct SlicedDownloads: Sendable, Hashable {
     }
 
     /// The slices of an object of `total` bytes: near-equal ranges in order; nil for one stream.
-    func ranges(total: Int64) -> [Range<Int64>]? {
+    public func ranges(total: Int64) -> [Range<Int64>]? {
         guard total >= threshold, maximumSlices > 1 else { return nil }
         let count = Int(min(Int64(maximumSlices), max(1, total / max(1, minimumSliceSize))))
         guard count > 1 else { return nil }

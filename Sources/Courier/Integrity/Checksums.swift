@@ -87,6 +87,15 @@ public struct Checksums: Sendable, Hashable, CustomStringConvertible {
         return Checksums(md5: nil, crc32c: crc, byteCount: count)
     }
 
+    /// The checksums of bytes `range` of a file (all of it when nil), read in 1 MiB pieces;
+    /// `md5: false` for the CRC32C alone (hardware-fast, and all a composite object has).
+    public static func of(file: URL, range: Range<Int64>? = nil, md5: Bool = true) throws -> Checksums {
+        let accumulator = ChecksumAccumulator(md5: md5)
+        let whole = try range ?? 0..<UploadParameters.size(of: file)
+        try ChecksumAccumulator.file(file, range: whole, into: accumulator)
+        return accumulator.finish()
+    }
+
     /// MD5 in base64, as Cloud Storage's `md5Hash`.
     public var md5Base64: String? { md5?.base64EncodedString() }
     /// MD5 in hex, as Drive's `md5Checksum`.

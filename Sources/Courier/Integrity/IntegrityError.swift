@@ -7,7 +7,7 @@ public struct IntegrityError: Error, Sendable, Hashable, CustomStringConvertible
     /// Which checksum and both values.
     public let message: String
 
-    init(message: String) {
+    public init(message: String) {
         self.message = message
     }
 

@@ -66,6 +66,11 @@ public struct UploadParameters: Sendable {
         self.init(source: .data(data), mimeType: mimeType, uploadProtocol: uploadProtocol)
     }
 
+    /// Bytes `range` of a file (a part of a parallel composite upload, say).
+    public init(file: URL, range: Range<Int64>, mimeType: String, uploadProtocol: UploadProtocol = .resumable) {
+        self.init(source: .filePart(file, range), mimeType: mimeType, uploadProtocol: uploadProtocol)
+    }
+
     /// Bytes of unknown length, sent as a resumable upload whose last chunk names the total.
     public init(stream: UploadStream, mimeType: String) {
         self.init(source: .stream(stream), mimeType: mimeType, uploadProtocol: .resumable)

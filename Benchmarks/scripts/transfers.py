@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Large transfers: a 1 GiB upload (curl -T, Courier's single PUT, resumable with adaptive and
+fixed chunks, resumable with checksums) against the test server in its own process, then a large
+download from nginx with a per-connection rate limit: curl, Courier in one stream, Courier in
+slices. Prints both result lines (Docs/Uploads.md quotes them)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release", "CourierBench")
+PORT = int(os.environ.get("BENCH_TRANSFER_PORT", "18090"))
+RATE = os.environ.get("BENCH_RATE", "32m")          # nginx limit_rate: bytes/s per connection
+MEBIBYTES = int(os.environ.get("BENCH_DOWNLOAD_MIB", "256"))
+RUNS = os.environ.get("BENCH_ROUNDS", "3")
+
+
+def upload():
+    server = subprocess.Popen([BENCH, "serve"], stdout=subprocess.PIPE, text=True)
+    try:
+        base = server.stdout.readline().strip()
+        out = subprocess.run([BENCH, "upload", "--url", base, "--runs", RUNS], capture_output=True, text=True, check=True)
+        print(out.stdout.strip(), flush=True)
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def download():
+    prefix = tempfile.mkdtemp(prefix="courier-transfers-")
+    try:
+        with open(os.path.join(prefix, "big.bin"), "wb") as f:
+            block = bytes(range(256)) * 4096
+            for _ in range(MEBIBYTES):
+                f.write(block)
+        conf = os.path.join(prefix, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""
+worker_processes 1;
+error_log {prefix}/error.log warn;
+pid {prefix}/nginx.pid;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    server {{
+        listen 127.0.0.1:{PORT};
+        root {prefix};
+        location / {{ limit_rate {RATE}; }}
+    }}
+}}
+""")
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        process = subprocess.Popen([nginx, "-p", prefix, "-c", conf, "-g", "daemon off;"])
+        try:
+            url = f"http://127.0.0.1:{PORT}/big.bin"
+            for _ in range(100):
+                if subprocess.run(["curl", "-sI", url], capture_output=True).returncode == 0:
+                    break
+                time.sleep(0.05)
+            out = subprocess.run([BENCH, "download", "--url", url, "--runs", RUNS], capture_output=True, text=True, check=True)
+            print(f"(nginx limit_rate {RATE} per connection) " + out.stdout.strip(), flush=True)
+        finally:
+            process.terminate()
+            process.wait()
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"), check=True)
+    which = sys.argv[1:] or ["upload", "download"]
+    if "upload" in which:
+        upload()
+    if "download" in which:
+        download()
