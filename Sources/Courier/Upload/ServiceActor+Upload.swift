@@ -14,7 +14,9 @@ extension ServiceActor {
 
     /// Continues a resumable upload started in another process (or before a crash). `query` is
     /// the same query rebuilt: it decodes the result and restarts the upload if the session has
-    /// expired. The file must be unchanged (size, date, first MiB), else ``UploadError/fileChanged``.
+    /// expired. The file must be unchanged (size, date, first MiB), else ``UploadError/fileChanged``;
+    /// a stream must start at the session's ``UploadSession/offset`` (bytes the server already
+    /// holds beyond it are skipped).
     public nonisolated func resumeUpload<Response>(_ session: UploadSession, query: Query<Response>) -> UploadTask<Response> {
         UploadTask(control: UploadControl(total: session.totalBytes)) { control in
             try await self.runUpload(query, control: control, session: session)
