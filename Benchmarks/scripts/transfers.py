@@ -18,12 +18,18 @@ MEBIBYTES = int(os.environ.get("BENCH_DOWNLOAD_MIB", "256"))
 RUNS = os.environ.get("BENCH_ROUNDS", "3")
 
 
+def bench(argv):
+    out = subprocess.run(argv, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({out.returncode}): {out.stderr[-2000:]}")
+    return out.stdout.strip()
+
+
 def upload():
     server = subprocess.Popen([BENCH, "serve"], stdout=subprocess.PIPE, text=True)
     try:
         base = server.stdout.readline().strip()
-        out = subprocess.run([BENCH, "upload", "--url", base, "--runs", RUNS], capture_output=True, text=True, check=True)
-        print(out.stdout.strip(), flush=True)
+        print(bench([BENCH, "upload", "--url", base, "--runs", RUNS]), flush=True)
     finally:
         server.terminate()
         server.wait()
@@ -31,6 +37,7 @@ def upload():
 
 def download():
     prefix = tempfile.mkdtemp(prefix="courier-transfers-")
+    os.chmod(prefix, 0o755)  # nginx's workers read as another user
     try:
         with open(os.path.join(prefix, "big.bin"), "wb") as f:
             block = bytes(range(256)) * 4096
@@ -65,8 +72,7 @@ http {{
                 if subprocess.run(["curl", "-sI", url], capture_output=True).returncode == 0:
                     break
                 time.sleep(0.05)
-            out = subprocess.run([BENCH, "download", "--url", url, "--runs", RUNS], capture_output=True, text=True, check=True)
-            print(f"(nginx limit_rate {RATE} per connection) " + out.stdout.strip(), flush=True)
+            print(f"(nginx limit_rate {RATE} per connection) " + bench([BENCH, "download", "--url", url, "--runs", RUNS]), flush=True)
         finally:
             process.terminate()
             process.wait()
@@ -75,7 +81,8 @@ http {{
 
 
 if __name__ == "__main__":
-    subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"), check=True)
+    if os.environ.get("BENCH_SKIP_BUILD") != "1":
+        subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"), check=True)
     which = sys.argv[1:] or ["upload", "download"]
     if "upload" in which:
         upload()

@@ -9,13 +9,13 @@ struct DownloadAttempt: Sendable {
     var slice: PartialDownload?
 }
 
-/// A streamed response written into the partial data file: appended after a matching 206, from
-/// the start after a 200. A failure mid-body is thrown from the attempt, so the pipeline's retry
-/// resumes from what reached the disk.
-struct DownloadTransmission: Transmission {
-    let file: URL
-    let options: DownloadOptions
+/// A transmission whose response body goes to disk as it arrives (a whole download, or one
+/// slice): the network and a mock's answer both stream through ``write(_:of:)``.
+protocol DiskTransmission: Transmission where Output == DownloadAttempt {
+    func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt
+}
 
+extension DiskTransmission {
     nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> DownloadAttempt {
         try await write(service.transmitStreaming(request), of: request)
     }
@@ -30,6 +30,14 @@ struct DownloadTransmission: Transmission {
     nonisolated(nonsending) func settle(_ output: DownloadAttempt) async throws -> (HTTPResponse, DownloadAttempt) {
         (HTTPResponse(head: output.head, body: output.errorBody ?? Data()), output)
     }
+}
+
+/// A streamed response written into the partial data file: appended after a matching 206, from
+/// the start after a 200. A failure mid-body is thrown from the attempt, so the pipeline's retry
+/// resumes from what reached the disk.
+struct DownloadTransmission: DiskTransmission {
+    let file: URL
+    let options: DownloadOptions
 
     func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt {
         let head = response.head

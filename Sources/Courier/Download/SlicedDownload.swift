@@ -115,7 +115,7 @@ struct SlicedDownload {
 }
 
 /// One slice's response: a 206 for exactly the bytes asked, written at their offset and hashed in order.
-struct SliceTransmission: Transmission {
+struct SliceTransmission: DiskTransmission {
     let index: Int
     let descriptor: Int32
     let progress: SlicedDownload.Progress
@@ -125,21 +125,6 @@ struct SliceTransmission: Transmission {
 
     /// The record is rewritten after this many bytes (all slices together).
     static let saveEvery: Int64 = 8 << 20
-
-    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> DownloadAttempt {
-        try await write(service.transmitStreaming(request), of: request)
-    }
-
-    nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> DownloadAttempt {
-        try await write(HTTPStreamingResponse(head: answer.head, body: HTTPResponseBody(buffered: answer.body)), of: request)
-    }
-
-    func head(of output: DownloadAttempt) -> HTTPResponseHead { output.head }
-    func body(of output: DownloadAttempt) -> Data? { output.errorBody }
-
-    nonisolated(nonsending) func settle(_ output: DownloadAttempt) async throws -> (HTTPResponse, DownloadAttempt) {
-        (HTTPResponse(head: output.head, body: output.errorBody ?? Data()), output)
-    }
 
     func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt {
         let head = response.head
