@@ -1,7 +1,7 @@
 import CCourierChecksum
+import CourierSync
 import DequeModule
 import Foundation
-import Synchronization
 
 /// The bytes of an ``UploadStream`` between what the server acknowledged and what was read
 /// ahead, by absolute offset. A producer task reads the stream into it, waiting while it is
@@ -34,12 +34,12 @@ final class UploadStreamBuffer: Sendable {
         var consumerReady: Bool { consumer.map { end >= $0.through || ended || failure != nil || cancelled } ?? false }
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// A buffer whose first byte is the stream's byte `start` (nonzero when resuming, with the
     /// CRC32C of the bytes before it).
     init(start: Int64, crc32cBeforeStart: UInt32 = 0, capacity: Int64) {
-        state = Mutex(State(start: start, end: start, capacity: max(1, capacity), droppedCRC32C: crc32cBeforeStart))
+        state = LockedValue(State(start: start, end: start, capacity: max(1, capacity), droppedCRC32C: crc32cBeforeStart))
     }
 
     // MARK: Producer
@@ -118,10 +118,8 @@ final class UploadStreamBuffer: Sendable {
 
     /// A copy of buffered bytes `range`.
     func bytes(_ range: Range<Int64>) throws(UploadError) -> Data {
-        try state.withLock { state throws(UploadError) in
-            guard range.lowerBound >= state.start, range.upperBound <= state.end else {
-                throw UploadError(.protocolViolation, message: "bytes \(range) of the stream are not buffered (\(state.start)..<\(state.end))")
-            }
+        let copy = state.withLock { state -> Data? in
+            guard range.lowerBound >= state.start, range.upperBound <= state.end else { return nil }
             var result = Data(capacity: range.count)
             var position = state.start
             for segment in state.segments {
@@ -135,6 +133,10 @@ final class UploadStreamBuffer: Sendable {
             }
             return result
         }
+        guard let copy else {
+            throw UploadError(.protocolViolation, message: "bytes \(range) of the stream are not buffered (from \(start))")
+        }
+        return copy
     }
 
     /// Drops the bytes before `offset`: the server has them. Bytes not read yet are dropped as
