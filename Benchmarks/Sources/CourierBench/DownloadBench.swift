@@ -4,7 +4,7 @@ import Foundation
 
 /// Downloads one large file (nginx serves it, with `limit_rate` per connection standing in for
 /// the per-connection ceiling of a real network path): `curl`, Courier in one stream, and
-/// Courier in concurrent Range slices. Median MB/s of `runs`.
+/// Courier in concurrent Range slices. Median MiB/s of `runs`.
 struct DownloadBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "download", abstract: "A large download: slices vs one stream vs curl.")
 
@@ -48,7 +48,7 @@ struct DownloadBench: AsyncParsableCommand {
             }
             return (one, sliced)
         }
-        print(String(format: "%d MiB download, median of %d: curl %.0f MB/s | Courier one stream %.0f MB/s (%.2fx curl) | Courier %d slices %.0f MB/s (%.2fx curl, %.2fx one stream)",
+        print(String(format: "%d MiB download, median of %d: curl %.0f MiB/s | Courier one stream %.0f MiB/s (%.2fx curl) | Courier %d slices %.0f MiB/s (%.2fx curl, %.2fx one stream)",
                      size >> 20, runs, curl, one, one / curl, slices, sliced, sliced / curl, sliced / one))
     }
 }

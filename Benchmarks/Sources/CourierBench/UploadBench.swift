@@ -6,7 +6,7 @@ import Foundation
 /// Courier's single PUT to the `/discard` sink (counts bytes, keeps none), Courier's resumable
 /// upload to the Files API's sink (the same) with chunks sized from throughput and with fixed
 /// 8 MiB chunks, and the realistic resumable upload (the server writes to disk, both sides
-/// compute MD5 and CRC32C, the last chunk carries X-Goog-Hash). Median MB/s of `runs`, and the
+/// compute MD5 and CRC32C, the last chunk carries X-Goog-Hash). Median MiB/s of `runs`, and the
 /// peak RSS of this process.
 struct UploadBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "upload", abstract: "A large upload: Courier vs curl -T.")
@@ -68,7 +68,7 @@ struct UploadBench: AsyncParsableCommand {
                              try await resumable(sink: false, adaptive: true)))
         }
         let rss = Double(peakResidentKiB()) / 1024
-        print(String(format: "%d MiB upload, median of %d: curl -T %.0f MB/s | Courier PUT %.0f MB/s (%.2fx curl) | Courier resumable, adaptive chunks, no hashing %.0f MB/s (%.2fx curl) | resumable, fixed 8 MiB chunks %.0f MB/s (%.2fx curl) | resumable with MD5/CRC32C on both sides and X-Goog-Hash, server writes to disk %.0f MB/s (%.2fx curl) | peak RSS %.0f MiB",
+        print(String(format: "%d MiB upload, median of %d: curl -T %.0f MiB/s | Courier PUT %.0f MiB/s (%.2fx curl) | Courier resumable, adaptive chunks, no hashing %.0f MiB/s (%.2fx curl) | resumable, fixed 8 MiB chunks %.0f MiB/s (%.2fx curl) | resumable with MD5/CRC32C on both sides and X-Goog-Hash, server writes to disk %.0f MiB/s (%.2fx curl) | peak RSS %.0f MiB",
                      mebibytes, runs, curl, single, single / curl, resumable.0, resumable.0 / curl, resumable.1, resumable.1 / curl,
                      resumable.2, resumable.2 / curl, rss))
     }
