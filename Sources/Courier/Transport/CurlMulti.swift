@@ -141,7 +141,8 @@ final class CurlMulti {
         for transfer in Array(registry.values) where transfer.machine.isAttached {
             guard let idle = transfer.timeouts.idle else { continue }
             let limit = UInt64(clamping: idle.milliseconds) * 1_000_000
-            if now - transfer.lastActivity >= limit {
+            // Cancelling one transfer runs curl, whose callbacks may stamp another after `now`.
+            if now &- min(now, transfer.lastActivity) >= limit {
                 transfer.cancel(with: TransportError(.timedOut, message: "no data for \(idle)",
                                                      url: transfer.request.url.absoluteString))
             } else {

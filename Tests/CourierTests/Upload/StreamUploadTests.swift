@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
@@ -127,7 +128,9 @@ import Testing
         try await withTestServer { server in
             try await withService(configuration: .testing(server.baseURL)) { service in
                 let count = 3 << 20
-                let pipe = TestPattern.pipe(count: count, pause: .milliseconds(2))
+                // The pipe holds after 1 MiB until the pause is asked for, so the upload cannot finish first.
+                let open = LockedValue(false)
+                let pipe = TestPattern.pipe(count: count, holdAt: 1 << 20, gate: { open.withLock { $0 } })
                 defer { close(pipe) }
                 var parameters = UploadParameters(stream: UploadStream(fileDescriptor: pipe), mimeType: "application/octet-stream")
                 parameters.chunkSize = 256 << 10
@@ -135,6 +138,7 @@ import Testing
                 let task = service.upload(Files.insert(server, name: "pipe.bin", upload: parameters))
                 #expect(await eventually(within: 30) { task.currentProgress.bytesSent > 0 })
                 task.pause()
+                open.withLock { $0 = true }
                 #expect(await eventually(within: 30) { task.isPaused })
                 let paused = try #require(task.session)
                 #expect(paused.totalBytes == nil && paused.file == nil && paused.acknowledgedCRC32C != nil)
