@@ -34,20 +34,36 @@ public struct UploadStream: Sendable {
     /// threads. The descriptor is not closed.
     public init(fileDescriptor descriptor: Int32, readSize: Int = 1 << 20) {
         makeIterator = {
-            let queue = DispatchQueue(label: "courier.upload-stream.\(descriptor)")
+            let reader = DescriptorReader(descriptor: descriptor, readSize: readSize)
             return Iterator {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                    queue.async { continuation.resume(with: Self.read(descriptor, upTo: readSize)) }
+                    reader.queue.async { continuation.resume(with: reader.read()) }
                 }
             }
         }
     }
+}
 
-    private static func read(_ descriptor: Int32, upTo count: Int) -> Result<Data?, any Error> {
-        var data = Data(count: count)
+/// Blocking reads of a descriptor into one reused buffer, each returned as exactly the bytes read
+/// (a pipe gives 64 KiB at a time: a 1 MiB allocation per read would cost 16 times the bytes).
+/// Only its own serial queue touches the buffer.
+private final class DescriptorReader: @unchecked Sendable {
+    let descriptor: Int32
+    let queue: DispatchQueue
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init(descriptor: Int32, readSize: Int) {
+        self.descriptor = descriptor
+        queue = DispatchQueue(label: "courier.upload-stream.\(descriptor)")
+        buffer = .allocate(byteCount: max(1, readSize), alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    func read() -> Result<Data?, any Error> {
         while true {
-            let read = data.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, count) }
-            if read > 0 { return .success(data.prefix(read)) }
+            let read = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if read > 0 { return .success(Data(bytes: buffer.baseAddress!, count: read)) }
             if read == 0 { return .success(nil) }
             if errno == EINTR { continue }
             return .failure(UploadError(.invalidParameters, message: "reading the upload stream failed: \(String(cString: strerror(errno)))"))
