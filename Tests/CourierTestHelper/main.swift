@@ -39,13 +39,14 @@ case "stream-both" where arguments.count == 4:
 case "upload" where arguments.count == 6:
     try await upload(base: arguments[2], file: URL(fileURLWithPath: arguments[3]), chunkSize: Int(arguments[4]) ?? (8 << 20),
                      sessionFile: arguments[5] == "-" ? nil : URL(fileURLWithPath: arguments[5]))
-case "upload-pipe" where arguments.count == 6:
-    try await uploadPipe(base: arguments[2], name: arguments[3], count: Int(arguments[4]) ?? 0, sessionFile: URL(fileURLWithPath: arguments[5]))
+case "upload-pipe" where arguments.count == 6 || arguments.count == 7:
+    try await uploadPipe(base: arguments[2], name: arguments[3], count: Int(arguments[4]) ?? 0,
+                         sessionFile: arguments[5] == "-" ? nil : URL(fileURLWithPath: arguments[5]), adaptive: arguments.count == 7)
 default:
     FileHandle.standardError.write(Data("""
     usage: CourierTestHelper stream-both <baseURL> <bytes>
            CourierTestHelper upload <baseURL> <file> <chunkBytes> <sessionFile|->
-           CourierTestHelper upload-pipe <baseURL> <name> <bytes> <sessionFile>
+           CourierTestHelper upload-pipe <baseURL> <name> <bytes> <sessionFile|-> [adaptive]
 
     """.utf8))
     exit(2)
@@ -123,8 +124,9 @@ func upload(base: String, file: URL, chunkSize: Int, sessionFile: URL?) async th
 }
 
 /// A resumable upload of `count` pattern bytes read from a pipe (length unknown to the upload), in
-/// 256 KiB chunks, saving its session after every chunk.
-func uploadPipe(base: String, name: String, count: Int, sessionFile: URL) async throws {
+/// 256 KiB chunks (or sized from throughput, `adaptive`), saving its session after every chunk;
+/// reports the result and peak RSS.
+func uploadPipe(base: String, name: String, count: Int, sessionFile: URL?, adaptive: Bool) async throws {
     let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: base)!, servicePath: "files/v1/")
     var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
     query.uploadPath = "/upload/files/v1/files"
@@ -132,13 +134,20 @@ func uploadPipe(base: String, name: String, count: Int, sessionFile: URL) async 
     let pipe = TestPattern.pipe(count: count)
     var parameters = UploadParameters(stream: UploadStream(fileDescriptor: pipe), mimeType: "application/octet-stream")
     parameters.chunkSize = 256 << 10
-    parameters.adaptiveChunkSize = false
+    parameters.adaptiveChunkSize = adaptive
     parameters.sessionFile = sessionFile
     query.upload = parameters
+    var report = UploadReport()
     try await withService { service in
+        report.baselineKiB = kilobytes("VmRSS:")
+        resetPeak()
         let object = try await service.execute(query)
-        print(object.json["size"]?.stringValue ?? "")
+        report.size = object.json["size"]?.stringValue ?? ""
+        report.md5Hash = object.json["md5Hash"]?.stringValue ?? ""
+        report.crc32c = object.json["crc32c"]?.stringValue ?? ""
+        report.peakKiB = kilobytes("VmHWM:")
     }
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
 }
 
 /// Chunks of the test pattern, made only when the transport asks for them.

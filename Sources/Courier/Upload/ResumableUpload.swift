@@ -182,7 +182,8 @@ struct ResumableUpload<Response: QueryResponse> {
         var request = HTTPRequest(method: .put, url: sessionURI)
         request.headers["Content-Range"] = UploadStateMachine.contentRange(range, total: machine.total)
         if let buffer = stream?.buffer {
-            request.body = range.isEmpty ? .empty : .data(try buffer.bytes(range))
+            // The buffer's pieces as they are: the chunk is not copied again.
+            request.body = range.isEmpty ? .empty : .parts(try buffer.pieces(range).map { .data($0) })
         } else {
             request.body = parameters.body(range)
             prefetch(after: range)

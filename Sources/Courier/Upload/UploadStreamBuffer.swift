@@ -116,11 +116,11 @@ final class UploadStreamBuffer: Sendable {
         }
     }
 
-    /// A copy of buffered bytes `range`.
-    func bytes(_ range: Range<Int64>) throws(UploadError) -> Data {
-        let copy = state.withLock { state -> Data? in
+    /// Buffered bytes `range`, as the buffer's own pieces (no copy: a request body of parts sends them).
+    func pieces(_ range: Range<Int64>) throws(UploadError) -> [Data] {
+        let pieces = state.withLock { state -> [Data]? in
             guard range.lowerBound >= state.start, range.upperBound <= state.end else { return nil }
-            var result = Data(capacity: range.count)
+            var result: [Data] = []
             var position = state.start
             for segment in state.segments {
                 let segmentEnd = position + Int64(segment.count)
@@ -133,10 +133,15 @@ final class UploadStreamBuffer: Sendable {
             }
             return result
         }
-        guard let copy else {
+        guard let pieces else {
             throw UploadError(.protocolViolation, message: "bytes \(range) of the stream are not buffered (from \(start))")
         }
-        return copy
+        return pieces
+    }
+
+    /// A copy of buffered bytes `range`.
+    func bytes(_ range: Range<Int64>) throws(UploadError) -> Data {
+        try pieces(range).reduce(into: Data(capacity: range.count)) { $0.append($1) }
     }
 
     /// Drops the bytes before `offset`: the server has them. Bytes not read yet are dropped as

@@ -271,6 +271,28 @@ struct PatternFile: Sendable {
         }
     }
 
+    @Test(.timeLimit(.minutes(5)))
+    func aStreamFromAPipeKeepsMemoryBounded() async throws {
+        let size = 256 << 20
+        try await withTestServer { server in
+            let run = try await runProcess(Self.helper, ["upload-pipe", server.baseURL.absoluteString, "piped-256m", "\(size)", "-", "adaptive"])
+            #expect(run.status == 0, "\(run.error)")
+            let report = try JSONDecoder().decode(Report.self, from: run.output)
+            #expect(report.size == "\(size)")
+            let expected = ChecksumAccumulator()
+            var offset = 0
+            while offset < size {
+                expected.update(Data(TestPattern.bytes(count: min(8 << 20, size - offset), offset: offset)))
+                offset += 8 << 20
+            }
+            #expect(report.md5Hash == expected.finish().md5Base64)
+            // Chunks grow to 16 MiB; the chunk in flight, the one read ahead and a copy for the request.
+            let growthMiB = Double(report.peakKiB - report.baselineKiB) / 1024
+            print("256 MiB from a pipe: peak RSS \(Double(report.peakKiB) / 1024) MiB (baseline \(report.baselineKiB / 1024) MiB)")
+            #expect(growthMiB < 64)
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func killNineThenResumeInANewProcessIsByteIdentical() async throws {
         let file = try PatternFile(size: 6 << 20, name: "crash")
