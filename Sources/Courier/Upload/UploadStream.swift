@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Bytes of a length not known in advance, to upload: any `AsyncSequence` of byte collections
@@ -34,33 +33,89 @@ public struct UploadStream: Sendable {
     /// threads. The descriptor is not closed.
     public init(fileDescriptor descriptor: Int32, readSize: Int = 1 << 20) {
         makeIterator = {
-            let reader = DescriptorReader(descriptor: descriptor, readSize: readSize)
-            return Iterator {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                    reader.queue.async { continuation.resume(with: reader.read()) }
-                }
-            }
+            let handle = DescriptorReader.Handle(DescriptorReader(descriptor: descriptor, readSize: readSize))
+            return Iterator { try await handle.reader.next() }
         }
     }
 }
 
-/// Blocking reads of a descriptor into one reused buffer, each returned as exactly the bytes read
-/// (a pipe gives 64 KiB at a time: a 1 MiB allocation per read would cost 16 times the bytes).
-/// Only its own serial queue touches the buffer.
+/// Blocking reads of a descriptor on a thread of its own (not a Dispatch or cooperative thread,
+/// which a pipe that waits for its writer would hold), into one reused buffer, each returned as
+/// exactly the bytes read (a pipe gives 64 KiB at a time: a 1 MiB allocation per read would
+/// cost 16 times the bytes). One read at a time is asked for, by one iterator.
 private final class DescriptorReader: @unchecked Sendable {
-    let descriptor: Int32
-    let queue: DispatchQueue
+    /// Owned by the iterator: when it goes, the thread is told to end after its current read.
+    final class Handle: Sendable {
+        let reader: DescriptorReader
+        init(_ reader: DescriptorReader) { self.reader = reader }
+        deinit { reader.stop() }
+    }
+
+    private let descriptor: Int32
     private let buffer: UnsafeMutableRawBufferPointer
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var request: CheckedContinuation<Data?, any Error>?
+    private var stopped = false
+    private var started = false
+    /// The thread saw the end (or an error) and left: later reads answer nil.
+    private var ended = false
 
     init(descriptor: Int32, readSize: Int) {
         self.descriptor = descriptor
-        queue = DispatchQueue(label: "courier.upload-stream.\(descriptor)")
         buffer = .allocate(byteCount: max(1, readSize), alignment: 16)
     }
 
     deinit { buffer.deallocate() }
 
-    func read() -> Result<Data?, any Error> {
+    func next() async throws -> Data? {
+        try await withCheckedThrowingContinuation { continuation in
+            condition.lock()
+            if ended {
+                condition.unlock()
+                continuation.resume(returning: nil)
+                return
+            }
+            request = continuation
+            if !started {
+                started = true
+                let thread = Thread { self.serve() } // holds the reader until the thread ends
+                thread.name = "courier-upload-stream"
+                thread.start()
+            }
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func serve() {
+        while true {
+            condition.lock()
+            while request == nil && !stopped { condition.wait() }
+            let continuation = request
+            request = nil
+            condition.unlock()
+            guard let continuation else { return }
+            let result = read()
+            let last = if case .success(let data?) = result { data.isEmpty } else { true }
+            if last {
+                condition.lock()
+                ended = true
+                condition.unlock()
+            }
+            continuation.resume(with: result)
+            if last { return }
+        }
+    }
+
+    private func read() -> Result<Data?, any Error> {
         while true {
             let read = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if read > 0 { return .success(Data(bytes: buffer.baseAddress!, count: read)) }
