@@ -25,9 +25,11 @@ func insert(_ name: String, _ upload: UploadParameters) -> Query<GenericObject> 
 }
 
 try await withService(configuration: { var c = ServiceActor.Configuration(); c.rootURL = server.baseURL; return c }()) { service in
-    // Resumable (the default): 4 MiB chunks, progress, a pause, and the session kept on disk.
+    // Resumable (the default): chunks, progress, a pause, and the session kept on disk. By default
+    // chunks grow with the measured throughput (8 MiB first, up to 128 MiB).
     var parameters = UploadParameters(file: file, mimeType: "application/octet-stream")
     parameters.chunkSize = 4 << 20
+    parameters.adaptiveChunkSize = false            // five 4 MiB chunks, so the pause lands midway
     parameters.sessionFile = sessionFile            // resumeUpload(from:query:) continues it after a crash
     let task = service.upload(insert("big.bin", parameters))
     let watcher = Task { for await progress in task.progress { print(String(format: "  %3.0f%%", (progress.fractionCompleted ?? 0) * 100)) } }
