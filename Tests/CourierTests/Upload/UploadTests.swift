@@ -234,8 +234,11 @@ struct PatternFile: Sendable {
     }
 }
 
-/// Separate processes: a gibibyte with flat memory, and a crash in the middle of an upload.
-@Suite struct UploadProcessTests {
+/// Separate processes: a gibibyte with flat memory, a stream from a pipe with bounded memory, and
+/// crashes in the middle of an upload (of a file, and of a pipe). They run in the suite's second,
+/// serial phase (`HEAVY_TESTS` in the Makefile): a child process that waits for the test process's
+/// server must not share the parallel phase with other tests that run processes.
+@Suite(.serialized) struct UploadProcessTests {
     struct Report: Decodable {
         var size: String
         var md5Hash: String
@@ -291,6 +294,44 @@ struct PatternFile: Sendable {
             print("256 MiB from a pipe: peak RSS \(Double(report.peakKiB) / 1024) MiB (baseline \(report.baselineKiB / 1024) MiB)")
             #expect(growthMiB < 64)
         }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func fromAPipeKilledWithSignalNineThenResumed() async throws {
+        let count = 6 << 20
+        let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stream-session-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: sessionFile) }
+        let server = try await TestServer.start(latency: .milliseconds(40))
+        do {
+            let (_, status) = try await withChildProcess(Self.helper.path, [
+                "upload-pipe", server.baseURL.absoluteString, "piped.bin", "\(count)", sessionFile.path,
+            ]) { pid in
+                #expect(await eventually(within: 30) { ((try? UploadSession(contentsOf: sessionFile))?.offset ?? 0) >= 1 << 20 })
+                kill(pid, SIGKILL)
+            }
+            #expect(status == .signaled(SIGKILL))
+            let saved = try UploadSession(contentsOf: sessionFile)
+            #expect(saved.totalBytes == nil && saved.offset > 0 && saved.offset < count)
+            let checksumOfSaved = ChecksumAccumulator(md5: false)
+            checksumOfSaved.update(StreamUploadTests.expected(Int(saved.offset)))
+            #expect(saved.acknowledgedCRC32C == checksumOfSaved.finish().crc32c)
+
+            try await withService(configuration: .testing(server.baseURL)) { service in
+                // The rest of the stream, from the saved offset: the server may hold more (the chunk in flight).
+                let pipe = TestPattern.pipe(count: count - Int(saved.offset), offset: Int(saved.offset))
+                defer { close(pipe) }
+                var parameters = UploadParameters(stream: UploadStream(fileDescriptor: pipe), mimeType: "application/octet-stream")
+                parameters.sessionFile = sessionFile
+                let object = try await service.resumeUpload(from: sessionFile, query: Files.insert(server, name: "piped.bin", upload: parameters)).value
+                #expect(server.files.contents(named: "piped.bin") == StreamUploadTests.expected(count))
+                let whole = ChecksumAccumulator()
+                whole.update(StreamUploadTests.expected(count))
+                #expect(object.json["crc32c"]?.stringValue == whole.finish().crc32cBase64) // checked on both sides
+                #expect(server.files.statusQueryCount == 1)
+                #expect(!FileManager.default.fileExists(atPath: sessionFile.path))
+            }
+        }
+        await server.stop()
     }
 
     @Test(.timeLimit(.minutes(2)))
