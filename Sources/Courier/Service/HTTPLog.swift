@@ -98,15 +98,21 @@ final class HTTPTrafficLog: Sendable {
 
     private func render(body: Data, contentType: String?) -> String {
         guard !body.isEmpty else { return "" }
+        // Only what reads as text is decoded: media (megabytes of binary chunks) is summarized
+        // without a parse attempt or a UTF-8 repair pass over it.
+        let type = contentType?.lowercased() ?? ""
+        let first = body.first { !(" \t\r\n".utf8.contains($0)) }
+        let looksLikeJSON = type.contains("json") || (type.isEmpty && (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")))
+        let isText = looksLikeJSON || type.hasPrefix("text/") || type.contains("x-www-form-urlencoded")
+        guard isText else { return "<\(body.count) bytes of \(contentType ?? "binary data")>" }
         let clipped = body.prefix(options.maxBodyBytes)
         let suffix = body.count > clipped.count ? "\n… \(body.count - clipped.count) more bytes" : ""
-        if let json = try? JSONValue(parsing: Data(clipped)) {
+        if looksLikeJSON, let json = try? JSONValue(parsing: Data(clipped)) {
             return String(decoding: Self.redact(json).serialized(pretty: true), as: UTF8.self) + suffix
         }
         let text = String(decoding: clipped, as: UTF8.self)
-        if contentType?.contains("x-www-form-urlencoded") == true { return Self.redactForm(text) + suffix }
-        if contentType.map({ $0.hasPrefix("text/") || $0.contains("json") }) ?? false { return Redaction.text(text) + suffix }
-        return "<\(body.count) bytes of \(contentType ?? "binary data")>"
+        if type.contains("x-www-form-urlencoded") { return Self.redactForm(text) + suffix }
+        return Redaction.text(text) + suffix
     }
 
     static func redact(_ value: JSONValue) -> JSONValue {
