@@ -39,6 +39,7 @@ import Testing
             defer { file.remove() }
             var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
             parameters.chunkSize = 256 << 10
+            parameters.adaptiveChunkSize = false // fixed chunks, so the pause lands before the last one
             let task = service.upload(insert(bucket: "uploads", name: "big.bin", upload: parameters))
             #expect(await eventually { task.currentProgress.bytesSent > 0 })
             task.pause()

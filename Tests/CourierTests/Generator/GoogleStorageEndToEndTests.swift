@@ -40,6 +40,7 @@ import Testing
             let contents = Data(TestPattern.bytes(count: 3 << 20))
             var parameters = UploadParameters(data: contents, mimeType: "application/octet-stream")
             parameters.chunkSize = 256 << 10
+            parameters.adaptiveChunkSize = false // fixed chunks, so the pause lands before the last one
             let task = service.upload(insert("big.bin", parameters))
             #expect(await eventually { task.currentProgress.bytesSent > 0 })
             task.pause()
