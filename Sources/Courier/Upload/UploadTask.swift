@@ -39,7 +39,9 @@ public final class UploadTask<Response: QueryResponse>: Sendable {
         }
     }
 
-    /// Stops sending after the request in flight; ``resume()`` continues.
+    /// Stops sending after the request in flight; ``resume()`` continues. If that request carries
+    /// the last chunk, the upload completes instead. With adaptive chunk sizes a chunk may be up
+    /// to ``UploadParameters/maximumChunkSize``, which the pause waits for.
     public func pause() {
         control.requestPause()
     }
