@@ -101,41 +101,32 @@ struct UploadReport: Encodable {
 /// A resumable upload of `file` to the test server's Files API, reporting the result and peak RSS.
 /// With a session file it writes its progress there after every chunk (another process can resume it).
 func upload(base: String, file: URL, chunkSize: Int, sessionFile: URL?) async throws {
-    let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: base)!, servicePath: "files/v1/")
-    var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
-    query.uploadPath = "/upload/files/v1/files"
-    query.parameters.set("name", file.lastPathComponent)
     var parameters = UploadParameters(file: file, mimeType: "application/octet-stream")
     parameters.chunkSize = chunkSize
     parameters.sessionFile = sessionFile
-    query.upload = parameters
-    var report = UploadReport()
-    try await withService { service in
-        report.baselineKiB = kilobytes("VmRSS:")
-        resetPeak()
-        FileHandle.standardError.write(Data("started\n".utf8))
-        let object = try await service.execute(query)
-        report.size = object.json["size"]?.stringValue ?? ""
-        report.md5Hash = object.json["md5Hash"]?.stringValue ?? ""
-        report.crc32c = object.json["crc32c"]?.stringValue ?? ""
-        report.peakKiB = kilobytes("VmHWM:")
-    }
-    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+    FileHandle.standardError.write(Data("started\n".utf8))
+    try await measuredUpload(base: base, name: file.lastPathComponent, parameters)
 }
 
 /// A resumable upload of `count` pattern bytes read from a pipe (length unknown to the upload), in
 /// 256 KiB chunks (or sized from throughput, `adaptive`), saving its session after every chunk;
 /// reports the result and peak RSS.
 func uploadPipe(base: String, name: String, count: Int, sessionFile: URL?, adaptive: Bool) async throws {
-    let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: base)!, servicePath: "files/v1/")
-    var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
-    query.uploadPath = "/upload/files/v1/files"
-    query.parameters.set("name", name)
     let pipe = TestPattern.pipe(count: count)
     var parameters = UploadParameters(stream: UploadStream(fileDescriptor: pipe), mimeType: "application/octet-stream")
     parameters.chunkSize = 256 << 10
     parameters.adaptiveChunkSize = adaptive
     parameters.sessionFile = sessionFile
+    try await measuredUpload(base: base, name: name, parameters)
+}
+
+/// files.insert with `parameters` on the test server; prints the object's size and checksums and
+/// the peak RSS of the upload as JSON.
+func measuredUpload(base: String, name: String, _ parameters: UploadParameters) async throws {
+    let api = APIDescription(name: "files", version: "v1", rootURL: URL(string: base)!, servicePath: "files/v1/")
+    var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
+    query.uploadPath = "/upload/files/v1/files"
+    query.parameters.set("name", name)
     query.upload = parameters
     var report = UploadReport()
     try await withService { service in
