@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -59,6 +60,7 @@ let package = Package(
                 "CCourierChecksum",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -153,6 +155,7 @@ let package = Package(
             dependencies: ["CTestProcess", "Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI",
                            "CourierGenerator", "GoogleStorage", "GoogleTasks", "GoldenNotes", "PluginStorage", "CourierSync",
                            .product(name: "MetricsTestKit", package: "swift-metrics"),
+                           .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),

@@ -90,7 +90,7 @@ import Testing
                     case .retrying(_, _, let attempt, let delay, _): seen.append("retrying \(attempt) \(delay)")
                     case .nextPage(_, _, let page): seen.append("page \(page)")
                     case .finished(_, let name, let status, _, let error): seen.append("finished \(name) \(status ?? 0) \(error == nil)")
-                    case .waitedForCredentials, .credentialsRefreshed: break
+                    case .waitedForCredentials, .credentialsRefreshed, .rateLimitChanged, .circuitChanged: break
                     }
                 }
                 #expect(seen == ["started notes.flaky true", "retrying 1 1.0 seconds", "finished notes.flaky 200 true",

@@ -26,6 +26,11 @@ struct RequestContext: Sendable {
         var limited = true
         var accepts: @Sendable (Int) -> Bool = { (200..<300).contains($0) }
         var throwsRefusedStatus = true
+        /// The API a query belongs to, for rate limits keyed by API.
+        var api: String?
+        var rateLimitKey: String?
+        /// A raw request (`send`, `stream`, `download(_:to:)`, token requests).
+        var isRaw = false
         let observedStatus: StatusCell
 
         init(identity: Identity, name: String, operation: Operation, retry: RetryPolicy, testHandler: TestHandler?,
@@ -45,6 +50,9 @@ struct RequestContext: Sendable {
             copy.limited = limited
             copy.accepts = accepts
             copy.throwsRefusedStatus = throwsRefusedStatus
+            copy.api = api
+            copy.rateLimitKey = rateLimitKey
+            copy.isRaw = isRaw
             return copy
         }
     }
@@ -98,7 +106,23 @@ struct RequestContext: Sendable {
         get { storage.throwsRefusedStatus }
         set { mutate { $0.throwsRefusedStatus = newValue } }
     }
-    /// Where the pipeline leaves the last status it saw; a changed copy shares it (same operation).
+    /// The API a query belongs to (`storage`), for rate limits keyed by API.
+    var api: String? {
+        get { storage.api }
+        set { mutate { $0.api = newValue } }
+    }
+    /// The rate limit's key the caller named, if any.
+    var rateLimitKey: String? {
+        get { storage.rateLimitKey }
+        set { mutate { $0.rateLimitKey = newValue } }
+    }
+    /// A raw request, which circuit breakers guard only when asked.
+    var isRaw: Bool {
+        get { storage.isRaw }
+        set { mutate { $0.isRaw = newValue } }
+    }
+    /// Where the pipeline leaves the last status it saw and the retries it made; a changed copy
+    /// shares it (same operation).
     var observedStatus: StatusCell { storage.observedStatus }
 }
 
@@ -124,21 +148,30 @@ public struct RequestOptions: Sendable {
     public var authorize: Bool
     /// A name for logs, events and metrics.
     public var name: String?
+    /// The rate limit this request takes tokens from (``RateLimits``); nil: by the service's scope.
+    public var rateLimitKey: String?
 
-    public init(requestID: String? = nil, retry: RetryPolicy? = nil, authorize: Bool = false, name: String? = nil) {
+    public init(requestID: String? = nil, retry: RetryPolicy? = nil, authorize: Bool = false, name: String? = nil,
+                rateLimitKey: String? = nil) {
         self.requestID = requestID
         self.retry = retry
         self.authorize = authorize
         self.name = name
+        self.rateLimitKey = rateLimitKey
     }
 }
 
-/// The last HTTP status an operation's requests saw, for its `finished` event (0: none yet).
+/// The last HTTP status an operation's requests saw, for its `finished` event (0: none yet),
+/// and the retries they made, for its span.
 final class StatusCell: Sendable {
     private let value = Atomic<Int>(0)
+    private let retryCount = Atomic<Int>(0)
     func store(_ status: Int) { value.store(status, ordering: .relaxed) }
     var status: Int? {
         let status = value.load(ordering: .relaxed)
         return status == 0 ? nil : status
     }
+
+    func retried() { retryCount.add(1, ordering: .relaxed) }
+    var retries: Int { retryCount.load(ordering: .relaxed) }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// 1. the service must be running, the task not cancelled;
 /// 2. the request is built (again for each attempt: a download's `Range` moves on);
 /// 3. the authorizer adds credentials;
-/// 4. a slot of the service-wide limiter is held for the attempt;
+/// 4. the guards, when configured: the host's circuit, a rate-limit token, a slot of the
+///    service-wide limiter; and the attempt's span, when tracing;
 /// 5. the test handler answers in place of the network, or the transport sends it;
 /// 6. the exchange is logged (redacted), counted (metrics) and told (events);
 /// 7. an accepted status ends it; a 401 invalidates the credentials and goes again, once;
@@ -133,27 +134,77 @@ struct RequestPipeline: Sendable {
         return signed
     }
 
-    /// One attempt: the test handler, or the network, holding a limiter slot if there is a limiter.
+    /// One attempt: the network, or the test handler and the guards around it when there are any.
     @inline(never)
     private nonisolated(nonsending) func attempt<T: Transmission>(_ request: HTTPRequest, _ transmission: T) async throws
         -> T.Output
     {
-        if context.testHandler != nil || (context.limited && service.limiter != nil) {
+        if context.testHandler != nil || service.guardsAttempts {
             return try await guardedAttempt(request, transmission)
         }
         return try await transmission.send(request, through: service)
     }
 
-    /// The attempt with a limiter slot or a test handler: out of line, so the plain attempt's frame stays small.
+    /// The attempt behind its guards, in this order: the host's circuit (fail fast), a token of
+    /// its rate limit, a slot of the concurrency limiter (so waiting for a token holds no slot);
+    /// then its answer goes back to the circuit and the rate limit. Token requests pass no
+    /// guard: the request waiting for its token may hold the last slot. Out of line, so the plain
+    /// attempt's frame stays small.
     @inline(never)
     private nonisolated(nonsending) func guardedAttempt<T: Transmission>(_ request: HTTPRequest, _ transmission: T)
         async throws -> T.Output
     {
-        // The limiter's closure is taken only when there is a limiter: a closure call is a hop.
-        if context.limited, let limiter = service.limiter {
-            return try await limiter.withSlot { try await answer(request, transmission) }
+        guard context.limited else { return try await traced(request, transmission) }
+        let host = Self.hostKey(request.url)
+        var probe: Bool?
+        if let circuits = service.circuitBreakers, !context.isRaw || circuits.policy.guardsRawRequests {
+            probe = try circuits.admit(host)
         }
-        return try await answer(request, transmission)
+        var admission: (key: String, at: Duration)?
+        do {
+            if let rateLimiter = service.rateLimiter {
+                let key = rateLimiter.key(explicit: context.rateLimitKey, api: context.api, host: host)
+                admission = (key, try await rateLimiter.acquire(key))
+            }
+            // The limiter's closure is taken only when there is a limiter: a closure call is a hop.
+            let output = if let limiter = service.limiter, context.limited {
+                try await limiter.withSlot { try await traced(request, transmission) }
+            } else {
+                try await traced(request, transmission)
+            }
+            let head = transmission.head(of: output)
+            if let probe, let circuits = service.circuitBreakers {
+                circuits.record(host, circuits.isFailure(status: head.status) ? .failure : .success, probe: probe)
+            }
+            if let admission, let rateLimiter = service.rateLimiter {
+                rateLimiter.observe(admission.key, throttled: Self.isThrottled(head, body: transmission.body(of: output)),
+                                    admitted: admission.at)
+            }
+            return output
+        } catch {
+            if let probe, let circuits = service.circuitBreakers {
+                let failed = (error as? TransportError)?.isTransient ?? false
+                circuits.record(host, failed ? .failure : .abandoned, probe: probe)
+            }
+            throw error
+        }
+    }
+
+    /// The attempt in its span, when tracing.
+    private nonisolated(nonsending) func traced<T: Transmission>(_ request: HTTPRequest, _ transmission: T) async throws
+        -> T.Output
+    {
+        guard let tracing = service.tracing else { return try await answer(request, transmission) }
+        var request = request
+        let span = tracing.attempt(&request, context)
+        do {
+            let output = try await answer(request, transmission)
+            tracing.ended(span, head: transmission.head(of: output), bodySize: transmission.body(of: output)?.count, error: nil)
+            return output
+        } catch {
+            tracing.ended(span, head: nil, bodySize: nil, error: error)
+            throw error
+        }
     }
 
     private nonisolated(nonsending) func answer<T: Transmission>(_ request: HTTPRequest, _ transmission: T) async throws -> T.Output {
@@ -162,6 +213,20 @@ struct RequestPipeline: Sendable {
             return try await transmission.mock(request, answer: testHandler(request))
         }
         return try await transmission.send(request, through: service)
+    }
+
+    /// What circuits and rate limits are kept per: the host and its port.
+    static func hostKey(_ url: URL) -> String {
+        let host = url.host ?? ""
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// An answer that says "slow down": 429, or a 403 whose Google error reason is a rate
+    /// limit's (`RESOURCE_EXHAUSTED` included).
+    static func isThrottled(_ head: HTTPResponseHead, body: Data?) -> Bool {
+        if head.status == 429 { return true }
+        guard head.status == 403, let body else { return false }
+        return GoogleErrorReasons.of(status: 403, body: body).contains { $0 == "rateLimitExceeded" || $0 == "userRateLimitExceeded" }
     }
 
     /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
@@ -174,6 +239,7 @@ struct RequestPipeline: Sendable {
         service.eventHub.emit(.retrying(requestID: context.requestID, query: context.name, attempt: attempt, delay: delay,
                                         reason: reason))
         service.metrics.retry(operation: context.operation, status: status)
+        context.observedStatus.retried()
         try await service.configuration.clock.sleep(for: delay)
     }
 

@@ -7,6 +7,14 @@ extension ServiceActor {
     /// event stream tells its start and end.
     nonisolated func operation<T: Sendable>(_ context: RequestContext,
                                             _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        if let tracing {
+            return try await tracing.operation(context) { try await untracedOperation(context, body) }
+        }
+        return try await untracedOperation(context, body)
+    }
+
+    private nonisolated func untracedOperation<T: Sendable>(_ context: RequestContext,
+                                                            _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let started = operationStarted(context)
         do {
             let value = try await requests.run(context.requestID, body)

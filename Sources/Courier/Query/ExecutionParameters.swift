@@ -12,6 +12,15 @@ public struct ExecutionParameters: Sendable {
     /// Whether the query may be re-sent after it may have reached the server (see ``Idempotency``):
     /// `.always` for a POST that is safe to repeat, `.never` to forbid re-sending even a GET.
     public var idempotency: Idempotency
+    /// The rate limit this query's requests take tokens from (``RateLimits``); nil: by the
+    /// service's scope.
+    public var rateLimitKey: String?
+    /// With the service's ``ServiceActor/Configuration/caching``: whether this GET revalidates
+    /// and keeps its answer in the ETag cache.
+    public var cached = true
+    /// With the service's ``ServiceActor/Configuration/caching``: whether this GET may share
+    /// an identical one's request in flight.
+    public var coalesced = true
 
     public init(retry: RetryPolicy? = nil, paging: PagingPolicy? = nil, testHandler: TestHandler? = nil, rootURL: URL? = nil,
                 timeouts: Timeouts? = nil, idempotency: Idempotency = .automatic) {

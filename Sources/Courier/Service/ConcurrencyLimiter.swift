@@ -1,5 +1,4 @@
 import CourierSync
-import DequeModule
 import Synchronization
 
 /// At most `limit` holders at once; the others wait in arrival order (FIFO). A waiter whose
@@ -7,15 +6,9 @@ import Synchronization
 ///
 /// This is the seeds' "don't hog the backend": ``ServiceActor/Configuration/maxConcurrentQueries``.
 final class ConcurrencyLimiter: Sendable {
-    private struct Waiter {
-        let id: UInt64
-        let continuation: UnsafeContinuation<Void, any Error>
-    }
-
-    private struct State {
+    private struct State: Sendable {
         var available: Int
-        var waiters = Deque<Waiter>()
-        var nextID: UInt64 = 0
+        var waiters = WaiterQueue()
     }
 
     let limit: Int
@@ -28,50 +21,21 @@ final class ConcurrencyLimiter: Sendable {
 
     /// Waits for a slot. Pair every successful call with ``release()``.
     func acquire() async throws {
-        if state.withLock({ state -> Bool in
+        try await state.wait(in: \.waiters) { state in
             guard state.available > 0, state.waiters.isEmpty else { return false }
             state.available -= 1
             return true
-        }) { return }
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                let granted = state.withLock { state -> Bool in
-                    // Checked under the lock the cancellation handler takes (see RequestRegistry.sleep).
-                    if Task.isCancelled { return false }
-                    if state.available > 0, state.waiters.isEmpty {
-                        state.available -= 1
-                        return true
-                    }
-                    state.waiters.append(Waiter(id: id, continuation: continuation))
-                    return false
-                }
-                if granted {
-                    continuation.resume()
-                } else if Task.isCancelled, !state.withLock({ $0.waiters.contains { $0.id == id } }) {
-                    continuation.resume(throwing: CancellationError())
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Frees a slot: the longest waiter gets it.
     func release() {
-        let next = state.withLock { state -> Waiter? in
+        let next = state.withLock { state -> WaiterQueue.Continuation? in
             if let waiter = state.waiters.popFirst() { return waiter }
             state.available += 1
             return nil
         }
-        next?.continuation.resume()
+        next?.resume()
     }
 
     /// Runs `body` holding a slot.

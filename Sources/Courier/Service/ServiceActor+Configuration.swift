@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import Tracing
 
 extension ServiceActor {
     /// How a service connects, times out, verifies TLS and logs.
@@ -64,6 +65,23 @@ extension ServiceActor {
         public var batchConcurrency = 10
         /// Queries per wire-batch request (Google allows up to 1,000); larger batches are split.
         public var maxBatchSize = 100
+
+        // MARK: Resilience, caching and tracing
+
+        /// Requests per second per API, host or key, adapting to the server's throttling; every
+        /// attempt of every operation takes a token (token requests excepted). nil: no rate
+        /// limit. See ``RateLimits`` and Docs/RateLimiting.md.
+        public var rateLimits: RateLimits?
+        /// Fails requests to a host fast after a run of failures, until a probe succeeds; queries
+        /// only, unless the policy guards raw requests too. nil (the default): off. See
+        /// ``CircuitBreakerPolicy`` and Docs/CircuitBreaking.md.
+        public var circuitBreaker: CircuitBreakerPolicy?
+        /// An ETag cache and coalescing of identical in-flight GETs, for queries. nil (the
+        /// default): off. See ``QueryCaching`` and Docs/Caching.md.
+        public var caching: QueryCaching?
+        /// Where operation and attempt spans go (Docs/Tracing.md); nil: the tracer bootstrapped in
+        /// `InstrumentationSystem`. With neither, nothing is traced.
+        public var tracer: (any Tracer)?
 
         public init() {}
 

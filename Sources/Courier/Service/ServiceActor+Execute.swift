@@ -29,7 +29,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
     let service: ServiceActor
     let query: Query<Response>
     let configuration: ServiceActor.Configuration
-    let context: RequestContext
+    private(set) var context: RequestContext
 
     init(service: ServiceActor, query: Query<Response>, operation: RequestContext.Operation = .execute) {
         self.service = service
@@ -38,6 +38,8 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         context = RequestContext(requestID: query.requestID, name: query.name, operation: operation,
                                  retry: query.execution.retry ?? configuration.retry,
                                  testHandler: query.execution.testHandler ?? configuration.testHandler, authorize: true)
+        context.api = query.api.name
+        context.rateLimitKey = query.execution.rateLimitKey
     }
 
     var paging: PagingPolicy { query.execution.paging ?? configuration.paging }
@@ -87,9 +89,10 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         return merged
     }
 
-    /// One page: the request through the pipeline, decoded.
+    /// One page: the request through the pipeline (and the cache, when the service has one), decoded.
     func fetch(_ query: Query<Response>) async throws -> Response {
-        let response = try await perform(prepare(query))
+        let request = try prepare(query)
+        let response = if let cache = service.queryCache { try await perform(request, cache: cache) } else { try await perform(request) }
         do {
             return try Response.decode(from: response, limits: configuration.jsonLimits)
         } catch let error as QueryError {
@@ -101,6 +104,20 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
 
     func prepare(_ query: Query<Response>) throws -> HTTPRequest {
         try RequestBuilder.build(query, configuration: configuration)
+    }
+
+    /// A GET through the ETag cache and the coalescer; a write drops what it makes stale.
+    private func perform(_ request: HTTPRequest, cache: QueryCache) async throws -> HTTPResponse {
+        guard request.method == .get else {
+            defer { cache.invalidate(after: request) }
+            return try await perform(request)
+        }
+        return try await cache.get(request, cached: query.execution.cached, coalesced: query.execution.coalesced) {
+            [self] request, conditional in
+            try await perform(request) { context in
+                if conditional { context.accepts = { (200..<300).contains($0) || $0 == 304 } }
+            }
+        }
     }
 
     /// `request` through the pipeline with this query's context; `configure` adjusts the context

@@ -49,6 +49,8 @@ extension ServiceActor {
                                      operation: operation, retry: options.retry ?? retry,
                                      testHandler: configuration.testHandler, authorize: options.authorize)
         context.throwsRefusedStatus = false // a non-2xx answer is the caller's to judge
+        context.isRaw = true
+        context.rateLimitKey = options.rateLimitKey
         return context
     }
 
@@ -59,7 +61,7 @@ extension ServiceActor {
                                                               _ context: RequestContext, _ options: RequestOptions)
         async throws -> T.Output
     {
-        if options.requestID != nil { return try await registered(request, transmission, context) }
+        if options.requestID != nil || tracing != nil { return try await registered(request, transmission, context) }
         let started = operationStarted(context)
         do {
             let output = try await pipeline(context).run(transmission) { request }

@@ -26,6 +26,15 @@ public actor ServiceActor {
     /// Service-wide bound on queries talking to servers (``Configuration/maxConcurrentQueries``).
     nonisolated let limiter: ConcurrencyLimiter?
     nonisolated let metrics: PipelineMetrics
+    /// ``Configuration/rateLimits``, ``Configuration/circuitBreaker``, ``Configuration/caching``
+    /// and ``Configuration/tracer`` at work; nil when off.
+    nonisolated let rateLimiter: RateLimiter?
+    nonisolated let circuitBreakers: CircuitBreakers?
+    nonisolated let queryCache: QueryCache?
+    nonisolated let tracing: PipelineTracing?
+    /// Whether an attempt does more than send: a limiter, a rate limit, circuits or tracing.
+    /// One branch on the plain path.
+    nonisolated let guardsAttempts: Bool
     /// False from the start of ``shutdown(_:)``: the pipeline then refuses new attempts, mocked ones too.
     private nonisolated let accepting = Atomic<Bool>(true)
     private var phase = Phase.running
@@ -38,7 +47,15 @@ public actor ServiceActor {
         self.configuration = configuration
         trafficLog = configuration.httpLog.map(HTTPTrafficLog.init(options:))
         limiter = configuration.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))
-        metrics = PipelineMetrics(factory: configuration.metricsFactory)
+        let metrics = PipelineMetrics(factory: configuration.metricsFactory)
+        let events = eventHub
+        self.metrics = metrics
+        let time = ServiceTime(configuration.clock)
+        rateLimiter = configuration.rateLimits.map { RateLimiter($0, time: time, events: events, metrics: metrics) }
+        circuitBreakers = configuration.circuitBreaker.map { CircuitBreakers($0, time: time, events: events, metrics: metrics) }
+        queryCache = configuration.caching.map { QueryCache($0, metrics: metrics) }
+        tracing = PipelineTracing(configuration.tracer)
+        guardsAttempts = limiter != nil || rateLimiter != nil || circuitBreakers != nil || tracing != nil
         let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
                                   backend: configuration.loopBackend)
         loop = try CurlEventLoop(multi: multi)
@@ -74,6 +91,17 @@ public actor ServiceActor {
 
     /// Counters that show what the transport holds right now.
     public var stats: TransportStats { multi.stats }
+
+    /// Each rate limit's current rate, queue and throttled answers (``Configuration/rateLimits``);
+    /// empty without rate limits.
+    public nonisolated func rateLimitStatus() -> [RateLimitStatus] {
+        rateLimiter?.status() ?? []
+    }
+
+    /// The state of `host`'s circuit (``Configuration/circuitBreaker``); `.closed` without circuits.
+    public nonisolated func circuitState(of host: String) -> CircuitState {
+        circuitBreakers?.state(of: host) ?? .closed
+    }
 
     func makeTransferID() -> UInt64 {
         nextTransferID &+= 1

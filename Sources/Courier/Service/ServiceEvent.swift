@@ -19,11 +19,18 @@ public enum ServiceEvent: Sendable {
     /// while the old credentials were still good, and nobody waited for it. `requestID` is the
     /// request that started it.
     case credentialsRefreshed(requestID: String, source: String, background: Bool, duration: Duration, error: String?)
+    /// The rate of the limit `key` changed (``RateLimits``): down after the server throttled
+    /// (`throttled`), or up a step after a window without throttling. `queued` requests wait for tokens.
+    case rateLimitChanged(key: String, requestsPerSecond: Double, queued: Int, throttled: Bool)
+    /// `host`'s circuit moved to `state` (``CircuitBreakerPolicy``).
+    case circuitChanged(host: String, state: CircuitState)
 
+    /// The operation the event is about; empty for service-wide events (rate limits, circuits).
     public var requestID: String {
         switch self {
         case .started(let id, _), .retrying(let id, _, _, _, _), .nextPage(let id, _, _), .finished(let id, _, _, _, _),
              .waitedForCredentials(let id, _, _), .credentialsRefreshed(let id, _, _, _, _): id
+        case .rateLimitChanged, .circuitChanged: ""
         }
     }
 }

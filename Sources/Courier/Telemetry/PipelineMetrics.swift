@@ -16,7 +16,7 @@ import Metrics
 /// With no backend bootstrapped (`MetricsSystem`'s no-op) nothing is made or counted, so the
 /// plain path pays one branch. Handles are made once per dimension pair and kept.
 final class PipelineMetrics: Sendable {
-    fileprivate let factory: (any MetricsFactory)?
+    let factory: (any MetricsFactory)?
     private let handles = LockedValue<[String: Handles]>([:])
 
     private final class Handles: Sendable {
