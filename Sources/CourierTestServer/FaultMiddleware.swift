@@ -13,6 +13,8 @@ import Synchronization
 /// - `429x2`: the same with 429 and `Retry-After: 1`;
 /// - `401x1`: the same with 401, as a server does for an expired or revoked token;
 /// - `403x1`: the same with 403 and Google's error reason `rateLimitExceeded`;
+/// - `quota-50`: at most 50 requests per second per header value, the rest 429
+///   `RESOURCE_EXHAUSTED` with no `Retry-After` (``QuotaLedger`` keeps the books);
 /// - `slow-200`: the route answers after 200 ms;
 /// - `redirect-loop`: every request is answered `307` back to its own URL;
 /// - `slow-body`: the route's response body goes out in 16 KiB pieces, 20 ms apart;
@@ -24,6 +26,7 @@ import Synchronization
 struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     let seen = Seen()
     let lifecycle: ServerLifecycle
+    let quotas: QuotaLedger
 
     final class Seen: Sendable {
         let counts = LockedValue<[String: Int]>([:])
@@ -40,6 +43,14 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         if fault == "slow-body" || fault == "stall-body" {
             let response = try await next(request, context)
             return try await Self.rewrite(response, stalling: fault == "stall-body", lifecycle: lifecycle)
+        }
+        if fault.hasPrefix("quota-"), let limit = Int(fault.dropFirst(6)) {
+            guard quotas.admit(header, limit: limit) else {
+                let body = #"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","errors":[{"reason":"rateLimitExceeded"}]}}"#
+                return Response(status: .tooManyRequests, headers: [.contentType: "application/json"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+            }
+            return try await next(request, context)
         }
         if fault.hasPrefix("slow-"), let milliseconds = Int(fault.dropFirst(5)) {
             try await Task.sleep(for: .milliseconds(milliseconds))

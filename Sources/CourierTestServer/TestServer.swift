@@ -41,15 +41,18 @@ public final class TestServer: Sendable {
     public let iam: IAMCredentialsFake
     /// How many requests naming each fault reached the raw fault listener.
     public let faults: FaultCounts
+    /// The `quota-N` fault's windows, per header value.
+    public let quotas: QuotaLedger
     private let lifecycle: ServerLifecycle
     private let serviceGroup: ServiceGroup
     private let application: Task<Void, any Error>
     private let faultServer: RawFaultServer
 
     private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
-                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, faults: FaultCounts, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
+                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, faults: FaultCounts, quotas: QuotaLedger, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
                  faultServer: RawFaultServer) {
         self.faults = faults
+        self.quotas = quotas
         self.lifecycle = lifecycle
         self.serviceGroup = serviceGroup
         self.baseURL = baseURL
@@ -81,7 +84,8 @@ public final class TestServer: Sendable {
         router.middlewares.add(CountingMiddleware(counters: counters))
         if let latency { router.middlewares.add(LatencyMiddleware(latency: latency)) }
         let lifecycle = ServerLifecycle()
-        router.middlewares.add(FaultMiddleware(lifecycle: lifecycle))
+        let quotas = QuotaLedger()
+        router.middlewares.add(FaultMiddleware(lifecycle: lifecycle, quotas: quotas))
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
         SampleJSON.add(to: router)
         PagedShapes.add(to: router)
@@ -135,7 +139,7 @@ public final class TestServer: Sendable {
         return TestServer(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, faults: faults, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, faults: faults, quotas: quotas, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 

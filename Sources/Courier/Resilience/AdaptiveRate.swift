@@ -7,7 +7,8 @@
 ///   admitted after the last decrease (answers to requests sent at the old rate say nothing
 ///   about the new one): to 90 % of the rate, or to 95 % of what the server accepted over the
 ///   last window if that is lower (when a burst met an exhausted quota, the accepted count *is*
-///   the quota, and the rate lands just below it in one step rather than many);
+///   the quota, and the rate lands just below it in one step rather than many); to half the
+///   rate when nothing was accepted (the quota may have been used up by others);
 /// - **increase** by a fixed step, 5 % of the rate after the last decrease, after each window
 ///   in which requests waited for tokens and none was throttled, up to the configured rate.
 ///   The step is what the rate can overshoot the server's quota by before the next decrease.
@@ -35,13 +36,14 @@ struct AdaptiveRate: Sendable {
     private var step: Double
 
     static let decreaseFactor = 0.9
+    static let emptyWindowFactor = 0.5
     static let acceptedMargin = 0.95
     static let increaseFraction = 0.05
 
     init(limit: RateLimit, now: Duration) {
         self.limit = limit
         rate = limit.requestsPerSecond
-        tokens = limit.capacity
+        tokens = limit.capacity(at: limit.requestsPerSecond)
         refilled = now
         windowStart = now
         step = limit.requestsPerSecond * Self.increaseFraction
@@ -70,8 +72,11 @@ struct AdaptiveRate: Sendable {
             guard limit.adaptive else { break }
             if let last = lastDecrease, admitted < last || now - last < limit.window { break }
             let before = rate
-            let acceptedRate = acceptedInLastWindow(now: now) / limit.window.seconds
-            rate = max(limit.minimumRequestsPerSecond, min(rate * Self.decreaseFactor, acceptedRate * Self.acceptedMargin))
+            let accepted = acceptedInLastWindow(now: now)
+            // Nothing accepted says nothing about the quota (others may have used it up): halve.
+            let target = accepted > 0 ? min(rate * Self.decreaseFactor, accepted / limit.window.seconds * Self.acceptedMargin)
+                : rate * Self.emptyWindowFactor
+            rate = max(limit.minimumRequestsPerSecond, target)
             // No saved-up burst at the old rate.
             tokens = min(tokens, 1)
             lastDecrease = now
@@ -110,7 +115,7 @@ struct AdaptiveRate: Sendable {
 
     private mutating func refill(now: Duration) {
         guard now > refilled else { return }
-        tokens = min(limit.capacity, tokens + (now - refilled).seconds * rate)
+        tokens = min(limit.capacity(at: rate), tokens + (now - refilled).seconds * rate)
         refilled = now
     }
 }

@@ -16,7 +16,8 @@ import Foundation
 public struct RateLimit: Sendable, Hashable {
     /// The most requests per second this limit sends: the published quota, or a guess above it.
     public var requestsPerSecond: Double
-    /// Requests that may go at once after an idle spell; nil: 5 % of a second's worth, at least 1.
+    /// Requests that may go at once after an idle spell; nil: 20 ms worth at the current rate
+    /// (at least 1), which keeps any one-second window within 2 % of the rate.
     public var burst: Int?
     /// Follow the server's throttling (see the type's documentation); false: a fixed rate.
     public var adaptive: Bool
@@ -47,8 +48,8 @@ public struct RateLimit: Sendable, Hashable {
                   minimumRequestsPerSecond: min(1, requests / 60), window: .seconds(60))
     }
 
-    /// Tokens the bucket holds at most.
-    var capacity: Double { Double(burst ?? max(1, Int(requestsPerSecond / 20))) }
+    /// Tokens the bucket holds at most at `rate`.
+    func capacity(at rate: Double) -> Double { burst.map(Double.init) ?? max(1, rate / 50) }
 }
 
 /// Which rate limit each request of a service takes a token from

@@ -1,0 +1,173 @@
+@testable import Courier
+import CourierSync
+import CourierTestServer
+import CourierTesting
+import Foundation
+import MetricsTestKit
+import Testing
+
+/// Rate limits: the pure adaptive bucket, then the limiter against the test server's quota.
+@Suite struct RateLimitTests {
+    // MARK: AdaptiveRate, a pure value
+
+    @Test func tokensComeAtTheRateAfterTheBurst() {
+        var rate = AdaptiveRate(limit: .perSecond(10, burst: 2, adaptive: false), now: .zero)
+        let result1 = rate.take(now: .zero)
+        #expect(result1 == nil)
+        let result2 = rate.take(now: .zero)
+        #expect(result2 == nil)
+        let result3 = rate.take(now: .zero)
+        #expect(result3 == .milliseconds(100))
+        let result4 = rate.take(now: .milliseconds(50))
+        #expect(result4 == .milliseconds(50))
+        let result5 = rate.take(now: .milliseconds(100))
+        #expect(result5 == nil)
+    }
+
+    @Test func aThrottleBringsTheRateJustBelowWhatTheServerAccepted() throws {
+        var rate = AdaptiveRate(limit: .perSecond(500), now: .zero)
+        for _ in 0..<100 { _ = rate.observe(.accepted, admitted: .zero, now: .milliseconds(200)) }
+        let observed6 = rate.observe(.throttled, admitted: .milliseconds(190), now: .milliseconds(210))
+        let change = try #require(observed6)
+        #expect(change.from == 500 && change.throttled)
+        #expect(abs(rate.rate - 95) < 0.001, "\(rate.rate)") // 95 % of 100 accepted over the window
+    }
+
+    @Test func answersToRequestsSentAtTheOldRateDoNotDecreaseItAgain() {
+        var rate = AdaptiveRate(limit: .perSecond(100), now: .zero)
+        let result7 = rate.observe(.throttled, admitted: .zero, now: .milliseconds(10))
+        #expect(result7 != nil)
+        let after = rate.rate
+        #expect(after == 50)
+        // Admitted before the decrease, and within the window after it.
+        let result8 = rate.observe(.throttled, admitted: .milliseconds(5), now: .seconds(2))
+        #expect(result8 == nil)
+        let result9 = rate.observe(.throttled, admitted: .milliseconds(20), now: .milliseconds(500))
+        #expect(result9 == nil)
+        #expect(rate.rate == after)
+        let result10 = rate.observe(.throttled, admitted: .milliseconds(1_500), now: .milliseconds(1_600))
+        #expect(result10 != nil)
+        #expect(rate.rate == after / 2) // nothing accepted in between: halved
+        var floor = AdaptiveRate(limit: .perSecond(2), now: .zero)
+        for second in 0..<5 {
+            _ = floor.observe(.throttled, admitted: .seconds(second), now: .seconds(second) + .milliseconds(1))
+        }
+        #expect(floor.rate == 1) // the floor
+    }
+
+    @Test func theRateClimbsByAStepPerUnthrottledWindowThatWantedMore() {
+        var rate = AdaptiveRate(limit: .perSecond(100), now: .zero)
+        for _ in 0..<50 { _ = rate.observe(.accepted, admitted: .zero, now: .milliseconds(900)) }
+        _ = rate.observe(.throttled, admitted: .zero, now: .milliseconds(950))
+        let low = rate.rate
+        #expect(abs(low - 47.5) < 0.001)
+        // A window in which nobody waited: no climb.
+        let result11 = rate.roll(now: .milliseconds(2_000))
+        #expect(result11 == nil)
+        // A window in which requests waited for tokens: one step, 5 % of the lowered rate.
+        while rate.take(now: .milliseconds(2_100)) == nil {}
+        let change = rate.roll(now: .milliseconds(3_000))
+        #expect(change?.throttled == false)
+        #expect(abs(rate.rate - low * 1.05) < 0.001)
+    }
+
+    @Test func aFixedRateNeverAdapts() {
+        var rate = AdaptiveRate(limit: .perSecond(100, adaptive: false), now: .zero)
+        let result12 = rate.observe(.throttled, admitted: .zero, now: .milliseconds(10))
+        #expect(result12 == nil)
+        #expect(rate.rate == 100)
+        #expect(rate.throttledCount == 1)
+    }
+
+    // MARK: Against the test server
+
+    /// Tags every query with a fault header (the test server's `quota-N`).
+    struct Tagger: Authorizer {
+        let header: String
+        func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
+        func invalidate(_ rejected: HTTPRequest) async {}
+    }
+
+    /// The storm: a server quota of 100 requests per second with 429 beyond; the client
+    /// believes 500. The limiter converges within a window and then stays within 10 % of the
+    /// quota, and all 600 queries succeed (their 429s retried).
+    @Test func theAdaptiveLimiterConvergesOnTheServersQuotaAndLosesNothing() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            let header = "quota-100;run=\(UUID())"
+            let metrics = TestMetrics()
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.authorizer = Tagger(header: header)
+            configuration.rateLimits = RateLimits(.perSecond(500))
+            configuration.metricsFactory = metrics
+            try await withService(configuration: configuration) { service in
+                let events = service.events
+                let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<600 {
+                        group.addTask { (try? await service.execute(Notes.get("note-0001"))) == nil }
+                    }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+                #expect(failures == 0, "\(failures) queries failed")
+                let windows = server.quotas.windows(header)
+                let summary = windows.map { "\($0.accepted)+\($0.refused)" }.joined(separator: " ")
+                #expect(windows.count >= 5, "\(summary)")
+                // After the first window (the burst that found the quota), every window stays
+                // within 10 % of it, retries included.
+                for (index, window) in windows.enumerated().dropFirst(1) {
+                    #expect(window.total <= 110, "window \(index): \(summary)")
+                }
+                let accepted = windows.reduce(0) { $0 + $1.accepted }
+                #expect(accepted == 600, "\(summary)")
+                let status = try #require(service.rateLimitStatus().first)
+                #expect(status.key == "notes" && status.throttled > 0)
+                #expect(status.requestsPerSecond > 80 && status.requestsPerSecond < 110, "\(status)")
+                // Observable: events and metrics.
+                await service.shutdown()
+                var decreases = 0
+                for await event in events {
+                    if case .rateLimitChanged(let key, _, _, true) = event, key == "notes" { decreases += 1 }
+                }
+                #expect(decreases >= 1)
+                #expect(metrics.counterTotal(label: "courier_rate_limit_throttled_total", dimensions: [("key", "notes")]) >= 1)
+                #expect(!metrics.timers(label: "courier_rate_limit_wait_seconds").isEmpty)
+                let rate = try metrics.expectGauge("courier_rate_limit_requests_per_second", [("key", "notes")])
+                #expect((rate.lastValue ?? 0) > 80)
+            }
+        }
+    }
+
+    /// Waiting for a token is cancellable: a cancelled waiter leaves at once and is never sent.
+    @Test func aWaitForATokenIsCancellable() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
+            try await withService(configuration: configuration) { service in
+                _ = try await service.execute(Notes.get("note-0001")) // the one token
+                let before = server.counters.requests
+                let waiting = Task { try await service.execute(Notes.get("note-0001")) }
+                #expect(await eventually { service.rateLimitStatus().first?.queued == 1 })
+                let started = ContinuousClock.now
+                waiting.cancel()
+                await #expect(throws: CancellationError.self) { try await waiting.value }
+                #expect(ContinuousClock.now - started < .seconds(5))
+                #expect(service.rateLimitStatus().first?.queued == 0)
+                #expect(server.counters.requests == before)
+            }
+        }
+    }
+
+    /// Keys: a query's own key wins over the scope; per-host scope splits by host and port.
+    @Test func keysFollowTheScopeUnlessNamed() async throws {
+        let limits = RateLimits(.perSecond(10), scope: .host)
+        let limiter = RateLimiter(limits, time: ServiceTime(ContinuousClock()), events: EventHub(),
+                                  metrics: PipelineMetrics(factory: nil))
+        #expect(limiter.key(explicit: nil, api: "storage", host: "a:1") == "a:1")
+        #expect(limiter.key(explicit: "bulk", api: "storage", host: "a:1") == "bulk")
+        let byAPI = RateLimiter(RateLimits(.perSecond(10)), time: ServiceTime(ContinuousClock()), events: EventHub(),
+                                metrics: PipelineMetrics(factory: nil))
+        #expect(byAPI.key(explicit: nil, api: "storage", host: "a:1") == "storage")
+        #expect(byAPI.key(explicit: nil, api: nil, host: "a:1") == "a:1")
+    }
+}
