@@ -3,9 +3,11 @@ import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
+import InMemoryTracing
 import MetricsTestKit
 import Synchronization
 import Testing
+import Tracing
 
 /// Every operation keeps every promise: rows are the operations, columns the promises of the one
 /// request pipeline. Each cell runs the operation for real against CourierTestServer (its fault
@@ -414,6 +416,83 @@ import Testing
             #expect(!metrics.timers(label: "courier_request_duration_seconds").isEmpty)
             let operations = metrics.counters(label: "courier_operations_total").reduce(0) { $0 + $1.totalValue }
             #expect(operations >= 1)
+        }
+    }
+
+    /// Every request of every operation takes a rate-limit token: at 2 per second with no burst,
+    /// on a virtual clock, the run's requests are spaced half a second apart.
+    @Test(arguments: Operation.allCases)
+    func rateLimitsPaceEveryRequest(_ operation: Operation) async throws {
+        let clock = VirtualClock()
+        try await Self.withCell({ configuration, _ in
+            configuration.clock = clock
+            configuration.rateLimits = RateLimits(.perSecond(2, burst: 1, adaptive: false), scope: .service)
+        }) { server, service, fileID in
+            let before = server.counters.requests
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<2 {
+                    group.addTask {
+                        try await Self.perform(operation, service: service, server: server, fileID: fileID,
+                                               requestID: "rate-\(operation)-\(index)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let requests = server.counters.requests - before
+            #expect(requests >= 2)
+            let paced = Duration.milliseconds(500 * (requests - 1))
+            #expect(clock.elapsed >= paced, "\(operation): \(requests) requests in \(clock.elapsed)")
+            #expect(service.rateLimitStatus().map(\.key) == ["service"])
+        }
+    }
+
+    /// An open circuit fails every operation fast: after a 503 opens it (threshold 1), the
+    /// next run throws ``CircuitOpenError`` and nothing reaches the server.
+    @Test(arguments: Operation.allCases)
+    func anOpenCircuitFailsEveryOperationFast(_ operation: Operation) async throws {
+        let injector = FaultInjector("503x1")
+        try await Self.withCell({ configuration, _ in
+            configuration.authorizer = injector
+            configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 1, openDuration: .seconds(600),
+                                                                guardsRawRequests: true)
+        }) { server, service, fileID in
+            await #expect(throws: (any Error).self) {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "open-\(operation)")
+            }
+            let reached = server.counters.requests
+            let error = await #expect(throws: (any Error).self) {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "fast-\(operation)")
+            }
+            #expect(error.map(Self.isCircuitOpen) == true, "\(operation): \(String(describing: error))")
+            #expect(server.counters.requests == reached, "\(operation) reached the server through an open circuit")
+        }
+    }
+
+    static func isCircuitOpen(_ error: any Error) -> Bool { error is CircuitOpenError }
+
+    /// Every operation is traced: a span under its request ID, and a client span per attempt in
+    /// its trace, each a descendant of it.
+    @Test(arguments: Operation.allCases)
+    func everyOperationIsTraced(_ operation: Operation) async throws {
+        let tracer = InMemoryTracer()
+        try await Self.withCell({ configuration, _ in configuration.tracer = tracer }) { server, service, fileID in
+            let id = "traced-\(operation)"
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: id)
+            let spans = tracer.finishedSpans
+            let roots = spans.filter { span in
+                guard span.kind == .internal, case .string(let value)? = span.attributes["courier.request_id"]?.toSpanAttribute()
+                else { return false }
+                return value == id
+            }
+            let root = try #require(roots.first, "\(operation): no operation span")
+            let attempts = spans.filter { $0.kind == .client }
+            #expect(!attempts.isEmpty, "\(operation): no attempt span")
+            let byID = Dictionary(spans.map { ($0.spanID, $0) }, uniquingKeysWith: { first, _ in first })
+            for attempt in attempts {
+                var ancestor = attempt.parentSpanID.flatMap { byID[$0] }
+                while let current = ancestor, current.spanID != root.spanID { ancestor = current.parentSpanID.flatMap { byID[$0] } }
+                #expect(ancestor != nil, "\(operation): attempt \(attempt.operationName) is not under the operation's span")
+            }
         }
     }
 
