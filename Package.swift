@@ -65,9 +65,11 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Test support for users: the mock transport, the virtual clock; and swift-distributed-tracing's
+        // InMemoryTracer, for tests that check the spans of their queries (Docs/Tracing.md).
         .target(
             name: "CourierTesting",
-            dependencies: ["Courier", "CourierSync"]
+            dependencies: ["Courier", "CourierSync", .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
         ),
         .target(name: "CCourierTestSupport"),
         .target(
