@@ -167,7 +167,7 @@ struct RequestPipeline: Sendable {
                 admission = (key, try await rateLimiter.acquire(key))
             }
             // The limiter's closure is taken only when there is a limiter: a closure call is a hop.
-            let output = if let limiter = service.limiter, context.limited {
+            let output = if let limiter = service.limiter {
                 try await limiter.withSlot { try await traced(request, transmission) }
             } else {
                 try await traced(request, transmission)

@@ -80,6 +80,14 @@ final class RateLimiter: Sendable {
         }.sorted { $0.key < $1.key }
     }
 
+    /// Fails every waiting request with `error` (the service is shutting down).
+    func failWaiters(with error: TransportError) {
+        let all = buckets.withLock { Array($0.values) }
+        for bucket in all {
+            for waiter in bucket.withLock({ $0.waiters.removeAll() }) { waiter.resume(throwing: error) }
+        }
+    }
+
     private func bucket(_ key: String) -> LockedValue<Bucket> {
         buckets.withLock { buckets in
             if let bucket = buckets[key] { return bucket }

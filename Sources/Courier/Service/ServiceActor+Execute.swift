@@ -112,12 +112,15 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
             defer { cache.invalidate(after: request) }
             return try await perform(request)
         }
-        return try await cache.get(request, cached: query.execution.cached, coalesced: query.execution.coalesced) {
+        let response = try await cache.get(request, cached: query.execution.cached, coalesced: query.execution.coalesced) {
             [self] request, conditional in
             try await perform(request) { context in
                 if conditional { context.accepts = { (200..<300).contains($0) || $0 == 304 } }
             }
         }
+        // A caller that shared another's request saw no status of its own: the shared one is its.
+        if context.observedStatus.status == nil { context.observedStatus.store(response.status) }
+        return response
     }
 
     /// `request` through the pipeline with this query's context; `configure` adjusts the context

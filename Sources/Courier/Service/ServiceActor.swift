@@ -150,6 +150,8 @@ public actor ServiceActor {
             await withUnsafeContinuation { multi.whenIdle($0) }
         }
         multi.cancelAll(with: TransportError(.shutdown, message: "the service was shut down"))
+        // Requests waiting for a rate-limit token would wait out their turn only to be refused.
+        rateLimiter?.failWaiters(with: TransportError(.shutdown, message: "the service was shut down"))
         eventHub.finishAll()
         trafficLog?.flush()
         phase = .stopped

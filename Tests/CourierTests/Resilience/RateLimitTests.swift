@@ -109,6 +109,25 @@ import Testing
         }
     }
 
+    /// Shutting the service down fails the requests waiting for tokens at once.
+    @Test func shutdownFailsTheWaiters() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
+            try await withService(configuration: configuration) { service in
+                _ = try await service.execute(Notes.get("note-0001"))
+                let waiting = Task { try await service.execute(Notes.get("note-0001")) }
+                #expect(await eventually { service.rateLimitStatus().first?.queued == 1 })
+                let started = ContinuousClock.now
+                await service.shutdown()
+                let error = await #expect(throws: TransportError.self) { try await waiting.value }
+                #expect(error == .shutdown)
+                #expect(ContinuousClock.now - started < .seconds(5))
+            }
+        }
+    }
+
     /// Keys: a query's own key wins over the scope; per-host scope splits by host and port.
     @Test func keysFollowTheScopeUnlessNamed() async throws {
         let limits = RateLimits(.perSecond(10), scope: .host)
