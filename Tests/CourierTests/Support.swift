@@ -218,3 +218,14 @@ func waitForListener(port: Int, while pid: pid_t) async -> Bool {
     }
     return false
 }
+
+/// Adds `X-Courier-Fault` to every authorized request and counts invalidations.
+final class FaultInjector: Authorizer {
+    let fault: String
+    let run = UUID().uuidString
+    let invalidations = Atomic<Int>(0)
+    init(_ fault: String) { self.fault = fault }
+    var header: String { "\(fault);run=\(run)" }
+    func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
+    func invalidate(_ rejected: HTTPRequest) async { invalidations.add(1, ordering: .relaxed) }
+}

@@ -44,17 +44,6 @@ import Tracing
     static let fileBytes = Data(TestPattern.bytes(count: 300_000))
     static let quickRetry = RetryPolicy(maxRetries: 2, initialDelay: 0.01...0.02, deadline: .seconds(60))
 
-    /// Adds `X-Courier-Fault` to every authorized request and counts invalidations.
-    final class FaultInjector: Authorizer {
-        let fault: String
-        let run = UUID().uuidString
-        let invalidations = Atomic<Int>(0)
-        init(_ fault: String) { self.fault = fault }
-        var header: String { "\(fault);run=\(run)" }
-        func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
-        func invalidate(_ rejected: HTTPRequest) async { invalidations.add(1, ordering: .relaxed) }
-    }
-
     // MARK: Running one operation
 
     /// Runs `operation` under `requestID`; `write` makes it send a write where it can (an insert,

@@ -105,7 +105,7 @@ import Testing
         try await withServerAndService(configure: { $0.clock = clock }) { server, service in
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
-            configuration.authorizer = PipelineConformanceTests.FaultInjector("403x1")
+            configuration.authorizer = FaultInjector("403x1")
             try await withService(configuration: configuration) { limited in
                 let note = try await limited.execute(Notes.get("note-0001"))
                 #expect(note.id == "note-0001")

@@ -49,13 +49,6 @@ import Testing
         #expect(circuit.current == .closed)
     }
 
-    /// Tags every query with a fault header.
-    struct Tagger: Authorizer {
-        let header: String
-        func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
-        func invalidate(_ rejected: HTTPRequest) async {}
-    }
-
     /// A host answers 503 four times, then recovers. Three failures open the circuit; queries
     /// fail fast without reaching the server; the first probe meets the fourth 503 and reopens
     /// it for twice as long; the next probe succeeds and closes it.
@@ -65,7 +58,7 @@ import Testing
             let clock = VirtualClock()
             let metrics = TestMetrics()
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
-            configuration.authorizer = Tagger(header: "503x4;run=\(UUID())")
+            configuration.authorizer = FaultInjector("503x4")
             configuration.retry = .disabled
             configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 3, openDuration: .seconds(10))
             configuration.metricsFactory = metrics

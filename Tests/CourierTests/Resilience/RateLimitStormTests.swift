@@ -15,10 +15,10 @@ import Testing
     @Test func theAdaptiveLimiterConvergesOnTheServersQuotaAndLosesNothing() async throws {
         try await withTestServer { server in
             server.notes.seed(count: 1)
-            let header = "quota-50;run=\(UUID())"
+            let injector = FaultInjector("quota-50")
             let metrics = TestMetrics()
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = RateLimitTests.Tagger(header: header)
+            configuration.authorizer = injector
             configuration.rateLimits = RateLimits(.perSecond(250))
             configuration.metricsFactory = metrics
             try await withService(configuration: configuration) { service in
@@ -30,7 +30,7 @@ import Testing
                     return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
                 #expect(failures == 0, "\(failures) queries failed")
-                let windows = server.quotas.windows(header)
+                let windows = server.quotas.windows(injector.header)
                 let summary = windows.map { "\($0.accepted)+\($0.refused)" }.joined(separator: " ")
                 print("quota windows (accepted+refused):", summary)
                 let met = try #require(windows.firstIndex { $0.refused > 0 }, "the quota was never met: \(summary)")

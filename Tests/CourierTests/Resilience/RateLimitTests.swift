@@ -81,13 +81,6 @@ import Testing
 
     // MARK: Against the test server
 
-    /// Tags every query with a fault header (the test server's `quota-N`).
-    struct Tagger: Authorizer {
-        let header: String
-        func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
-        func invalidate(_ rejected: HTTPRequest) async {}
-    }
-
     /// Waiting for a token is cancellable: a cancelled waiter leaves at once and is never sent.
     @Test func aWaitForATokenIsCancellable() async throws {
         try await withTestServer { server in
