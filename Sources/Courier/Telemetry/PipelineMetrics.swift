@@ -104,9 +104,3 @@ extension PipelineMetrics {
         Counter(label: "courier_credential_waits_total", dimensions: [("source", source)], factory: factory).increment()
     }
 }
-
-extension Duration {
-    var nanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-    }
-}

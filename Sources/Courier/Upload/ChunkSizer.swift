@@ -27,11 +27,10 @@ struct ChunkSizer: Sendable, Equatable {
     /// The next size after sending `bytes` took `elapsed` (request start to acknowledgement).
     @discardableResult
     mutating func record(bytes: Int64, elapsed: Duration) -> Int64 {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         // A short final chunk says little about the link.
         guard bytes >= size / 2, seconds > 0 else { return size }
-        let targetSeconds = Double(target.components.seconds) + Double(target.components.attoseconds) / 1e18
-        let ideal = Double(bytes) / seconds * targetSeconds
+        let ideal = Double(bytes) / seconds * target.seconds
         let bounded = min(ideal, Double(size) * 4)
         size = min(maximum, max(minimum, Self.rounded(Int64(min(bounded, Double(Int64.max / 2))))))
         return size

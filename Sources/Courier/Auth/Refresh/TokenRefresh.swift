@@ -126,10 +126,3 @@ struct TokenRefreshStateMachine: Sendable {
         if current == nil { current = token }
     }
 }
-
-extension Duration {
-    /// In seconds, as a `TimeInterval`.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
