@@ -2,7 +2,6 @@ import ArgumentParser
 import Courier
 import CourierTestServer
 import Foundation
-import Synchronization
 
 /// The figures of Docs/Performance.md's "Rate limits, coalescing" section, against an in-process
 /// test server (no arguments needed):
@@ -76,8 +75,9 @@ struct ResilienceBench: AsyncParsableCommand {
             let total = windows.reduce(0) { $0 + $1.total }
             let refused = windows.reduce(0) { $0 + $1.refused }
             let settled = windows.dropFirst(2).map(\.total).max() ?? 0
-            print(String(format: "%-20@ %7.1f  %5.1f  %8d  %4d  %6d  %d", form as NSString, seconds, Double(queries) / Double(quota),
-                         total, refused, failed, settled))
+            print(form.padding(toLength: 20, withPad: " ", startingAt: 0)
+                + String(format: " %7.1f  %5.1f  %8d  %4d  %6d  %d", seconds, Double(queries) / Double(quota), total, refused,
+                         failed, settled))
             await server.stop()
         }
     }
@@ -107,23 +107,25 @@ struct ResilienceBench: AsyncParsableCommand {
                 let burst = (ContinuousClock.now - started).seconds * 1000
                 let burstRequests = server.counters.requests - before
 
-                let reads = Atomic<Int>(0)
                 let hotBefore = server.counters.requests
                 let deadline = ContinuousClock.now + .milliseconds(Int(hotSeconds * 1000))
-                try await withThrowingTaskGroup(of: Void.self) { group in
+                let reads = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<64 {
                         group.addTask {
+                            var done = 0
                             while ContinuousClock.now < deadline {
                                 _ = try await service.execute(query)
-                                reads.add(1, ordering: .relaxed)
+                                done += 1
                             }
+                            return done
                         }
                     }
-                    try await group.waitForAll()
+                    return try await group.reduce(0, +)
                 }
                 let hotRequests = server.counters.requests - hotBefore
-                print(String(format: "%-20@ %8.0f  %14d  %11.0f  %14.0f", form as NSString, burst, burstRequests,
-                             Double(reads.load(ordering: .relaxed)) / hotSeconds, Double(hotRequests) / hotSeconds))
+                print(form.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + String(format: " %8.0f  %14d  %11.0f  %14.0f", burst, burstRequests, Double(reads) / hotSeconds,
+                             Double(hotRequests) / hotSeconds))
             }
         }
     }
