@@ -98,7 +98,9 @@ public actor ServiceActor {
         rateLimiter?.status() ?? []
     }
 
-    /// The state of `host`'s circuit (``Configuration/circuitBreaker``); `.closed` without circuits.
+    /// The state of `host`'s circuit (``Configuration/circuitBreaker``): the URL's host, with
+    /// `:port` when the URL names a port (`127.0.0.1:8080`, `storage.googleapis.com`); `.closed`
+    /// without circuits.
     public nonisolated func circuitState(of host: String) -> CircuitState {
         circuitBreakers?.state(of: host) ?? .closed
     }
