@@ -478,7 +478,11 @@ public final class FilesAPI: Sendable {
             try handle.seek(toOffset: UInt64(served.lowerBound))
             var position = served.lowerBound
             while position < served.upperBound {
-                let want = Int(min(64 << 10, served.upperBound - position, cut - position))
+                // Large writes: a body that fits goes out with its head in one flush, so the
+                // request is over at the server by the time a client that drops the body (a sliced
+                // download's first answer) starts its slices; with 64 KiB pieces a slow server
+                // (AddressSanitizer) was still writing, and counted two requests in flight.
+                let want = Int(min(1 << 20, served.upperBound - position, cut - position))
                 guard let chunk = try handle.read(upToCount: want), !chunk.isEmpty else { break }
                 try await writer.write(ByteBuffer(bytes: Self.corrupting(chunk, at: corrupt, offset: position)))
                 position += Int64(chunk.count)
