@@ -40,9 +40,6 @@ final class QueryCache: Sendable {
         cache.withLock { _ = $0.removeAll(path: path) }
     }
 
-    var storedBytes: Int { cache.withLock { $0.bytes } }
-    var count: Int { cache.withLock { $0.count } }
-
     private func revalidate(_ request: HTTPRequest, key: String, usesCache: Bool,
                             perform: @Sendable (HTTPRequest, Bool) async throws -> HTTPResponse) async throws -> HTTPResponse
     {

@@ -43,14 +43,14 @@ final class RateLimiter: Sendable {
         let bucket = bucket(key)
         let now = time.now()
         var queued = false
-        try await bucket.wait(in: \.waiters) { bucket in
-            bucket.waiters.isEmpty && bucket.rate.take(now: now) == nil
-        } enqueued: { bucket in
+        try await bucket.wait(in: \.waiters) { state in
+            state.waiters.isEmpty && state.rate.take(now: now) == nil
+        } enqueued: { state in
             queued = true
-            metrics.rateLimitQueued(key: key, bucket.waiters.count)
-            guard !bucket.releasing else { return }
-            bucket.releasing = true
-            Task { await self.release(key, bucket: self.bucket(key)) }
+            metrics.rateLimitQueued(key: key, state.waiters.count)
+            guard !state.releasing else { return }
+            state.releasing = true
+            Task { [bucket] in await self.release(key, bucket: bucket) }
         }
         guard queued else { return now }
         let admitted = time.now()
