@@ -64,6 +64,8 @@ FUZZ_TEST_SECONDS ?= 15
 ## test: the whole suite, a scan of everything it logged for test credentials, and each fuzzer briefly
 test: peers build
 	rm -rf $(TEST_LOGS)
+	@# A crashed test process cannot stop its servers; their file stores are swept once they are stale.
+	@find $${TMPDIR:-/tmp} -maxdepth 1 -name 'courier-files-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)'
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'

@@ -38,7 +38,7 @@ public struct LoadMergeCommand: AsyncParsableCommand {
     public func run() async throws {
         var results: [LoadResult] = []
         for file in files {
-            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
+            let data = file == "-" ? (try? FileHandle.standardInput.readToEnd()) ?? Data() : FileManager.default.contents(atPath: file)
             guard let data else { throw ValidationError("cannot read \(file)") }
             do {
                 results.append(try LoadResult.decode(data))

@@ -17,9 +17,9 @@ enum ResultOutput {
                     throw ValidationError("--output: cannot write \(output): \(error.localizedDescription)")
                 }
             }
-            if json { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+            if json { try Terminal.print(data + Data("\n".utf8)) }
         }
-        if !json { FileHandle.standardOutput.write(Data(LoadReport(result).text.utf8)) }
+        if !json { try Terminal.print(Data(LoadReport(result).text.utf8)) }
         if result.thresholds.contains(where: { !$0.passed }) { throw thresholdsFailed }
     }
 }

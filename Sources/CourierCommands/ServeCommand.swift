@@ -26,7 +26,7 @@ public struct ServeCommand: AsyncParsableCommand {
         let delay = try latency.map { try DurationParsing.require($0, "--latency") }
         let server = try await TestServer.start(port: port, latency: delay)
         // Straight to the descriptor: scripts wait for this line, and stdout may be a pipe.
-        FileHandle.standardOutput.write(Data("courier test server on \(server.baseURL.absoluteString) (Ctrl-C stops it)\n".utf8))
+        try Terminal.print(Data("courier test server on \(server.baseURL.absoluteString) (Ctrl-C stops it)\n".utf8))
         await Terminal.waitForInterrupt()
         await server.stop()
     }

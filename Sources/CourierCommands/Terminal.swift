@@ -1,3 +1,4 @@
+import ArgumentParser
 import Courier
 import CourierSync
 import CourierLoad
@@ -15,7 +16,18 @@ enum Terminal {
 
     /// A line on stderr, leaving stdout to the result (so `--json > file` stays clean).
     static func note(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        // A note that cannot be written (a closed or full stderr) is dropped rather than ending the run.
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Writes the run's result to stdout; a full disk or a closed pipe is an error the caller reports,
+    /// not the crash `FileHandle.write(_:)` would make of it.
+    static func print(_ data: Data) throws {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            throw ValidationError("cannot write the result to stdout: \(error.localizedDescription)")
+        }
     }
 
     /// Lifts the soft open-file limit to the hard one: every connection is a descriptor, and
@@ -88,13 +100,13 @@ final class LiveProgress: Sendable {
     func show(_ progress: LoadProgress) {
         shown.withLock { shown in
             shown = true
-            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + LoadReport.progressLine(progress)).utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[2K" + LoadReport.progressLine(progress)).utf8))
         }
     }
 
     func clear() {
         shown.withLock { shown in
-            if shown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            if shown { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K".utf8)) }
             shown = false
         }
     }

@@ -7,7 +7,7 @@ import Foundation
 //   CourierGenerateTool DOCUMENT --module NAME --output FOLDER [--file-prefix PREFIX]
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("CourierGenerateTool: \(message)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("CourierGenerateTool: \(message)\n".utf8))
     exit(1)
 }
 

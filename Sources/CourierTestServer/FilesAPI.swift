@@ -269,7 +269,12 @@ public final class FilesAPI: Sendable {
         let overlap = Int(session.received - first)
         bytes = overlap < bytes.count ? bytes.dropFirst(overlap) : Data()
         if let partial = session.faults.partial, Int64(bytes.count) > partial { bytes = bytes.prefix(Int(partial)) }
-        append(bytes, to: &session)
+        do {
+            try append(bytes, to: &session)
+        } catch {
+            // What a real server does when its storage fails: a 503 the client retries, not a dead process.
+            return NotesAPI.error(503, "backendError", "the chunk could not be stored: \(error.localizedDescription)")
+        }
         if let expire = session.faults.expireAfter, session.chunks >= expire {
             state.withLock { _ = $0.sessions.removeValue(forKey: id) }
             return NotesAPI.error(404, "notFound", "the upload session expired")
@@ -284,7 +289,7 @@ public final class FilesAPI: Sendable {
         if let total = range.total { session.total = total }
         session.dropped = true
         let overlap = Int(session.received - first)
-        append(overlap < bytes.count ? bytes.dropFirst(overlap) : Data(), to: &session)
+        try? append(overlap < bytes.count ? bytes.dropFirst(overlap) : Data(), to: &session)
     }
 
     func shouldDrop(uploadID: String) -> Int64? {
@@ -294,14 +299,14 @@ public final class FilesAPI: Sendable {
         }
     }
 
-    private func append(_ bytes: Data, to session: inout Session) {
+    private func append(_ bytes: Data, to session: inout Session) throws {
         let bytes = Self.corrupting(bytes, at: session.faults.corrupt.map(String.init), offset: session.received)
         if session.sink {
             session.received += Int64(bytes.count)
         } else if !bytes.isEmpty, let handle = FileHandle(forWritingAtPath: session.path.path) {
-            handle.seekToEndOfFile()
-            handle.write(bytes)
-            try? handle.close()
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: bytes)
             session.received += Int64(bytes.count)
             session.md5.hasher.update(data: bytes)
             session.crc = bytes.withUnsafeBytes { courier_crc32c_update(session.crc, $0.baseAddress, $0.count) }

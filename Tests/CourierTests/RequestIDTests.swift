@@ -132,6 +132,28 @@ import Testing
         let index = try String(contentsOf: directory.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(index.contains(exchanges[1]))
     }
+
+    /// A log on a full disk loses lines, never the process: the index is a link to /dev/full, whose
+    /// every write fails with ENOSPC (what crashed a CI run through `FileHandle.write(_:)`).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func aFullDiskLosesLogLinesNotTheProcess() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-log-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("index.html").path,
+                                                   withDestinationPath: "/dev/full")
+        try await withTestServer { server in
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.httpLog = HTTPLogOptions(directory: directory)
+            try await withService(configuration: configuration) { service in
+                let first = try await service.execute(Notes.list(maxResults: 2))
+                let second = try await service.execute(Notes.list(maxResults: 2))
+                #expect(first.items.count == second.items.count)
+            }
+        }
+        let exchanges = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".txt") }
+        #expect(exchanges.count == 2, "the exchanges themselves are still logged")
+    }
 }
 
 @Suite struct MockTransportTests {

@@ -58,8 +58,9 @@ final class HTTPTrafficLog: Sendable {
             try? Data(text.utf8).write(to: directory.appendingPathComponent(fileName))
             let index = directory.appendingPathComponent("index.html")
             if let handle = try? FileHandle(forWritingTo: index) {
-                handle.seekToEndOfFile()
-                handle.write(Data(indexLine.utf8))
+                // The throwing calls: a full disk loses a log line, never the caller's process.
+                _ = try? handle.seekToEnd()
+                try? handle.write(contentsOf: Data(indexLine.utf8))
                 try? handle.close()
             } else {
                 try? Data(("<html><body><h1>Courier HTTP log</h1><ul>\n" + indexLine).utf8).write(to: index)
