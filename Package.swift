@@ -138,6 +138,7 @@ let package = Package(
                 "CourierLoad",
                 "CourierGenerator",
                 "CourierTestServer",
+                "GoogleStorage", // results to and from gs://
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,11 +10,20 @@ public struct LoadMergeCommand: AsyncParsableCommand {
         discussion: """
             Counts add up and the HDR histograms merge bucket by bucket, so the merged percentiles \
             are those of all requests together, not an average of percentiles. Runs are taken to \
-            have run side by side: the duration is the longest, the concurrency and rate the sum.
+            have run side by side: the duration is the longest, the concurrency and rate the sum, \
+            and timelines line up by wall clock.
+
+            A gs://bucket/folder/ argument reads every .json result in that folder (Application \
+            Default Credentials; STORAGE_EMULATOR_HOST for an emulator). Shards of a sharded run \
+            must all be there, once each, or the merge fails naming those missing.
+
+            Examples:
+              courier load merge a.json b.json --threshold 'p99<50ms'
+              courier load merge gs://bucket/run-1/ --report run-1.html
             """
     )
 
-    @Argument(help: "Result files written by `courier load --json` or `--output`; - reads standard input.")
+    @Argument(help: "Result files written by `courier load --json` or `--output`, or gs://bucket/folder/; - reads standard input.")
     var files: [String]
 
     @Option(help: "A pass/fail condition on the merged result; repeatable. A failure exits with 99.")
@@ -23,8 +32,11 @@ public struct LoadMergeCommand: AsyncParsableCommand {
     @Flag(help: "Print the merged result as JSON instead of the summary.")
     var json = false
 
-    @Option(help: "Also write the merged JSON result to this file.")
-    var output: String?
+    @Option(help: "Also write the merged JSON result here: a file or a gs:// location; repeatable.")
+    var output: [String] = []
+
+    @Option(help: "Write an HTML report of the merged result to this file.")
+    var report: String?
 
     public init() {}
 
@@ -33,21 +45,38 @@ public struct LoadMergeCommand: AsyncParsableCommand {
         for expression in threshold {
             do { _ = try Threshold(expression) } catch { throw ValidationError("--threshold \(error)") }
         }
+        for file in files where file.hasPrefix("gs:") && StorageLocation(file) == nil {
+            throw ValidationError("\(file): expected gs://bucket/folder/")
+        }
+        try ResultOutput.validate(outputs: output)
     }
 
     public func run() async throws {
-        var results: [LoadResult] = []
+        var documents: [(name: String, data: Data)] = []
         for file in files {
-            let data = file == "-" ? (try? FileHandle.standardInput.readToEnd()) ?? Data() : FileManager.default.contents(atPath: file)
-            guard let data else { throw ValidationError("cannot read \(file)") }
-            do {
-                results.append(try LoadResult.decode(data))
-            } catch {
-                throw ValidationError("\(file): \(error)")
+            if let location = StorageLocation(file) {
+                let found: [(name: String, data: Data)]
+                do { found = try await CloudStorageResults.read(from: location) } catch { throw ValidationError("\(file): \(error)") }
+                guard !found.isEmpty else { throw ValidationError("\(file): no .json results there") }
+                documents += found
+            } else {
+                let data = file == "-" ? (try? FileHandle.standardInput.readToEnd()) ?? Data() : FileManager.default.contents(atPath: file)
+                guard let data else { throw ValidationError("cannot read \(file)") }
+                documents.append((file, data))
             }
         }
-        guard var merged = LoadResult.merged(results) else { throw ValidationError("nothing to merge") }
+        var results: [LoadResult] = []
+        for document in documents {
+            do {
+                results.append(try LoadResult.decode(document.data))
+            } catch {
+                throw ValidationError("\(document.name): \(error)")
+            }
+        }
+        let mergedResult: LoadResult?
+        do { mergedResult = try LoadResult.mergedShards(results) } catch { throw ValidationError("\(error)") }
+        guard var merged = mergedResult else { throw ValidationError("nothing to merge") }
         merged.thresholds = try threshold.map { try Threshold($0).evaluate(merged) }
-        try ResultOutput.emit(merged, json: json, output: output)
+        try await ResultOutput.emit(merged, json: json, outputs: output, report: report)
     }
 }

@@ -58,7 +58,28 @@ extension LoadRunCommand {
             }
         }
         options.loopExecutor = executor != "default"
+        options.shard = try shardOption(environment: environment)
+        if let shard = options.shard, concurrency < shard.count {
+            throw ValidationError("--concurrency \(concurrency) cannot be split over \(shard.count) shards: give at least one per shard")
+        }
         return options
+    }
+
+    /// `--shard i/n`, or `--shards n` with the index from `JOB_COMPLETION_INDEX`.
+    func shardOption(environment: [String: String]) throws -> LoadShard? {
+        switch (shard, shards) {
+        case (nil, nil):
+            return nil
+        case (_?, _?):
+            throw ValidationError("give --shard i/n or --shards n, not both")
+        case (let text?, nil):
+            do { return try LoadShard(parsing: text) } catch { throw ValidationError("--shard: \(error)") }
+        case (nil, let count?):
+            guard let text = environment["JOB_COMPLETION_INDEX"], let index = Int(text) else {
+                throw ValidationError("--shards \(count) takes the shard's index from JOB_COMPLETION_INDEX, which is not set (use --shard i/n outside a Job)")
+            }
+            do { return try LoadShard(index: index, count: count) } catch { throw ValidationError("--shards: \(error)") }
+        }
     }
 
     /// `Name: value` → (`Name`, `value`).

@@ -18,6 +18,12 @@ public struct LoadRunCommand: AsyncParsableCommand {
               courier load http://127.0.0.1:8080/api -c 64 -d 30s
               courier load http://127.0.0.1:8080/api --rate 2000 -d 1m --threshold 'p99<50ms'
               courier load --scenario mix.json -c 100 -n 100000 --json > result.json
+              courier load https://api.example.com/ --rate 20000 -d 5m --shards 20 --output gs://bucket/run-1/
+
+            Sharded: --shard i/n, or --shards n in a Kubernetes Indexed Job (the index from \
+            JOB_COMPLETION_INDEX). The shards together send exactly what one process would: the \
+            request count, the scenario mix and the open model's schedule are dealt round-robin. \
+            `courier load merge gs://bucket/run-1/` merges them, checking that every shard is there.
             """
     )
 
@@ -81,8 +87,17 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON (with its HDR histogram) instead of the summary.")
     var json = false
 
-    @Option(help: "Also write the JSON result to this file, for `courier load merge`.")
-    var output: String?
+    @Option(help: "Also write the JSON result here, for `courier load merge`: a file, or gs://bucket/folder/ (Application Default Credentials); repeatable.")
+    var output: [String] = []
+
+    @Option(help: "Write an HTML report (charts over time, percentiles, status codes, thresholds) to this file.")
+    var report: String?
+
+    @Option(help: "Run shard i of n (as 3/20): each shard sends its share of --requests, --rate and --concurrency.")
+    var shard: String?
+
+    @Option(help: "Run one of this many shards, the index taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pod).")
+    var shards: Int?
 
     @Option(help: "Where request tasks run: loop (on the service's event loop thread, no hop) or default.")
     var executor = "loop"
@@ -93,6 +108,14 @@ public struct LoadRunCommand: AsyncParsableCommand {
         _ = try makeOptions()
         _ = try parsedThresholds()
         guard ["loop", "default"].contains(executor) else { throw ValidationError("--executor: loop or default") }
+        try ResultOutput.validate(outputs: output)
+        if let shard = try makeOptions().shard {
+            for output in output {
+                if let location = StorageLocation(output), location.namesOneObject {
+                    throw ValidationError("--output \(output): shard \(shard) writes to a gs:// folder (end it with /), not one object")
+                }
+            }
+        }
     }
 
     public func run() async throws {
@@ -116,7 +139,7 @@ public struct LoadRunCommand: AsyncParsableCommand {
         }
         await server?.stop()
         result.thresholds = thresholds.map { $0.evaluate(result) }
-        try ResultOutput.emit(result, json: json, output: output)
+        try await ResultOutput.emit(result, json: json, outputs: output, report: report)
     }
 
     func parsedThresholds() throws -> [Threshold] {

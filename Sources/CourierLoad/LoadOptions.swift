@@ -35,6 +35,28 @@ public struct LoadOptions: Sendable {
     public var scenario: Scenario?
     /// Run request tasks on the service's loop thread (no thread hop per request).
     public var loopExecutor = true
+    /// Send only this shard's part of the run: ``requests``, ``concurrency`` and ``rate`` stay
+    /// the whole run's, and each shard takes its share (see ``LoadShard``).
+    public var shard: LoadShard?
 
     public init() {}
+
+    /// The settings a report shows beside the figures, as text; never a credential.
+    public var settings: [String: String] {
+        var settings = [
+            "method": scenario == nil ? method : "scenario",
+            "concurrency": String(concurrency),
+            "http": http2 ? "2" : "1.1",
+            "timeout": "\(timeout)",
+            "executor": loopExecutor ? "loop" : "default",
+        ]
+        if let requests { settings["requests"] = String(requests) } else { settings["duration"] = "\(duration)" }
+        if let rate { settings["rate"] = rate == rate.rounded() && rate < 1e15 ? String(Int(rate)) : String(rate) }
+        if warmup > .zero { settings["warmup"] = "\(warmup)" }
+        if let connections { settings["connections"] = String(connections) }
+        if let scenario { settings["scenario requests"] = String(scenario.requests.count) }
+        if let shard { settings["shards"] = String(shard.count) }
+        if bearerToken != nil || serviceAccountKey != nil { settings["authorization"] = bearerToken != nil ? "bearer" : "service account" }
+        return settings
+    }
 }

@@ -71,10 +71,16 @@ struct LoadPlan: Sendable {
         }
     }
 
-    /// An entry's index, drawn in proportion to the weights.
-    func pick(_ generator: inout some RandomNumberGenerator) -> Int {
+    /// The entry of the run's request `number`, in proportion to the weights.
+    ///
+    /// A function of the number, not a random draw: the golden-ratio sequence `frac(k·φ)` spreads
+    /// any run of consecutive numbers evenly over the weights, so a run's mix matches the weights
+    /// to within a request or two, and shards that split the numbers send exactly the mix one
+    /// process would have sent.
+    func pick(number: Int) -> Int {
         guard entries.count > 1, let total = cumulativeWeights.last else { return 0 }
-        let draw = Double.random(in: 0..<total, using: &generator)
+        let fraction = (Double(number) * 0.618_033_988_749_894_9).truncatingRemainder(dividingBy: 1)
+        let draw = fraction * total
         var low = 0
         var high = cumulativeWeights.count - 1
         while low < high { // the first running sum above the draw

@@ -1,5 +1,6 @@
 import Courier
 import CourierSync
+import Foundation
 import Synchronization
 
 /// Where workers record what happened to each request.
@@ -19,6 +20,9 @@ final class LoadRecorder: Sendable {
         var errorKinds: [String: Int] = [:]
         var latency = LatencyDistribution()
         var endpoints: [EndpointResult]
+        var timeline: LoadTimeline
+        /// The monotonic clock at ``LoadTimeline/startedAt``.
+        var clockStart: UInt64
     }
 
     private let state: LockedValue<State>
@@ -28,12 +32,25 @@ final class LoadRecorder: Sendable {
     ///   only when there is more than one, or a scenario named them.
     init(endpointNames: [String]) {
         self.endpointNames = endpointNames
-        state = LockedValue(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count)))
+        state = LockedValue(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count),
+                                  timeline: LoadTimeline(startedAt: Date().timeIntervalSince1970),
+                                  clockStart: monotonicNanoseconds()))
     }
 
-    func recordResponse(endpoint: Int, status: Int, microseconds: UInt64, received: Int, sent: Int) {
+    /// Starts the timeline's clock: the measured phase begins at `clock` (monotonic) and now (wall).
+    func startClock(at clock: UInt64) {
+        let wall = Date().timeIntervalSince1970 - Double(monotonicNanoseconds() &- clock) / 1e9
+        state.withLock { state in
+            state.clockStart = clock
+            state.timeline = LoadTimeline(startedAt: wall)
+        }
+    }
+
+    /// - Parameter now: the monotonic time the request ended, for the timeline.
+    func recordResponse(endpoint: Int, status: Int, microseconds: UInt64, received: Int, sent: Int, now: UInt64) {
         let failed = status >= 400
         state.withLock { state in
+            state.timeline.record(atSecond: Self.seconds(now, since: state.clockStart), failed: failed, microseconds: microseconds)
             state.requests += 1
             if failed { state.errors += 1 }
             state.bytesReceived += Int64(received)
@@ -48,8 +65,9 @@ final class LoadRecorder: Sendable {
         }
     }
 
-    func recordFailure(endpoint: Int, kind: String, microseconds: UInt64, sent: Int) {
+    func recordFailure(endpoint: Int, kind: String, microseconds: UInt64, sent: Int, now: UInt64) {
         state.withLock { state in
+            state.timeline.record(atSecond: Self.seconds(now, since: state.clockStart), failed: true, microseconds: microseconds)
             state.requests += 1
             state.errors += 1
             state.bytesSent += Int64(sent)
@@ -61,6 +79,10 @@ final class LoadRecorder: Sendable {
                 state.endpoints[endpoint].latency.record(microseconds: microseconds)
             }
         }
+    }
+
+    private static func seconds(_ now: UInt64, since start: UInt64) -> Double {
+        now > start ? Double(now - start) / 1e9 : 0
     }
 
     /// Requests and errors so far, for the live view.
@@ -79,7 +101,8 @@ final class LoadRecorder: Sendable {
             return LoadResult(target: target, model: model, concurrency: concurrency, rate: rate,
                               durationSeconds: durationSeconds, requests: state.requests, errors: state.errors,
                               bytesReceived: state.bytesReceived, bytesSent: state.bytesSent, statusCodes: statusCodes,
-                              errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints)
+                              errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints,
+                              timeline: state.timeline)
         }
     }
 }

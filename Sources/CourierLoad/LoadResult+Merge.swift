@@ -1,3 +1,5 @@
+import Foundation
+
 extension LoadResult {
     /// Adds a run made at the same time on another machine: counts add up, histograms merge
     /// exactly (bucket by bucket), concurrency and rate add up, and the duration is the longest.
@@ -12,7 +14,12 @@ extension LoadResult {
         durationSeconds = max(durationSeconds, other.durationSeconds)
         concurrency += other.concurrency
         if model != other.model { model = .mixed }
-        if let otherRate = other.rate { rate = (rate ?? 0) + otherRate }
+        if let otherRate = other.rate {
+            // Shards carry rate / n each: round the sum to nine digits so 20 × 2000/20 prints 2000.
+            let sum = (rate ?? 0) + otherRate
+            let scale = pow(10, 9 - (sum > 0 ? (log10(sum)).rounded(.up) : 0))
+            rate = (sum * scale).rounded() / scale
+        }
         statusCodes.merge(other.statusCodes, uniquingKeysWith: +)
         errorKinds.merge(other.errorKinds, uniquingKeysWith: +)
         latency.add(other.latency)
@@ -27,13 +34,52 @@ extension LoadResult {
         if !targets.contains(other.target) { target += ", \(other.target)" }
         runs += other.runs
         thresholds = [] // they judged the parts, not the whole: evaluate again on the merge
+        shard = nil
+        if var mine = timeline, let theirs = other.timeline {
+            mine.merge(theirs)
+            timeline = mine
+        } else {
+            timeline = nil // a timeline must cover every request, or none
+        }
+        for (name, value) in other.settings {
+            guard let mine = settings[name] else { settings[name] = value; continue }
+            if !mine.components(separatedBy: " | ").contains(value) { settings[name] = mine + " | " + value }
+        }
     }
 
     /// Merges `results` into one; nil when there are none.
     public static func merged(_ results: [LoadResult]) -> LoadResult? {
         guard var merged = results.first else { return nil }
         merged.thresholds = []
+        merged.shard = nil
         for result in results.dropFirst() { merged.merge(result) }
         return merged
+    }
+
+    /// Merges the shards of one run, after checking that each shard is there exactly once.
+    ///
+    /// - Throws: ``LoadError/invalidResult(_:)`` naming the missing or repeated shards, or when
+    ///   shards of runs split differently, or whole runs, are mixed in.
+    public static func mergedShards(_ results: [LoadResult]) throws -> LoadResult? {
+        let shards = results.compactMap(\.shard)
+        guard !shards.isEmpty else { return merged(results) }
+        guard shards.count == results.count else {
+            throw LoadError.invalidResult("\(results.count - shards.count) of the results are whole runs, the others shards")
+        }
+        let counts = Set(shards.map(\.count))
+        guard counts.count == 1, let count = counts.first else {
+            throw LoadError.invalidResult("shards of runs split \(counts.sorted().map(String.init).joined(separator: ", ")) ways are mixed")
+        }
+        var seen: [Int: Int] = [:]
+        for shard in shards { seen[shard.index, default: 0] += 1 }
+        let repeated = seen.filter { $0.value > 1 }.keys.sorted()
+        guard repeated.isEmpty else {
+            throw LoadError.invalidResult("shard \(repeated.map { "\($0)/\(count)" }.joined(separator: ", ")) appears more than once")
+        }
+        let missing = (0..<count).filter { seen[$0] == nil }
+        guard missing.isEmpty else {
+            throw LoadError.invalidResult("shard \(missing.map { "\($0)/\(count)" }.joined(separator: ", ")) is missing")
+        }
+        return merged(results.sorted { $0.shard!.index < $1.shard!.index })
     }
 }

@@ -39,12 +39,19 @@ public struct LoadResult: Codable, Sendable, Equatable {
     public var runs: Int
     /// Threshold outcomes, when thresholds were given.
     public var thresholds: [ThresholdOutcome]
+    /// Which part of a sharded run this is; nil for a whole run or a merge.
+    public var shard: LoadShard?
+    /// The figures per interval of time; nil in results from before it was recorded.
+    public var timeline: LoadTimeline?
+    /// The run's settings as text (``LoadOptions/settings``), for reports.
+    public var settings: [String: String]
 
     public init(target: String, model: LoadModel, concurrency: Int, rate: Double? = nil, durationSeconds: Double = 0,
                 requests: Int = 0, errors: Int = 0, bytesReceived: Int64 = 0, bytesSent: Int64 = 0,
                 statusCodes: [Int: Int] = [:], errorKinds: [String: Int] = [:],
                 latency: LatencyDistribution = LatencyDistribution(), endpoints: [String: EndpointResult] = [:],
-                runs: Int = 1, thresholds: [ThresholdOutcome] = []) {
+                runs: Int = 1, thresholds: [ThresholdOutcome] = [], shard: LoadShard? = nil,
+                timeline: LoadTimeline? = nil, settings: [String: String] = [:]) {
         self.target = target
         self.model = model
         self.concurrency = concurrency
@@ -60,6 +67,9 @@ public struct LoadResult: Codable, Sendable, Equatable {
         self.endpoints = endpoints
         self.runs = runs
         self.thresholds = thresholds
+        self.shard = shard
+        self.timeline = timeline
+        self.settings = settings
     }
 
     public var requestsPerSecond: Double { durationSeconds > 0 ? Double(requests) / durationSeconds : 0 }
@@ -96,6 +106,7 @@ extension LoadResult {
     enum CodingKeys: String, CodingKey {
         case schema, target, model, concurrency, rate, durationSeconds, requests, errors, requestsPerSecond, errorRate
         case bytesReceived, bytesSent, statusCodes, errorKinds, latency, endpoints, runs, thresholds
+        case shard, timeline, settings
     }
 
     public init(from decoder: any Decoder) throws {
@@ -123,6 +134,9 @@ extension LoadResult {
         endpoints = try container.decode([String: EndpointResult].self, forKey: .endpoints)
         runs = try container.decode(Int.self, forKey: .runs)
         thresholds = try container.decodeIfPresent([ThresholdOutcome].self, forKey: .thresholds) ?? []
+        shard = try container.decodeIfPresent(LoadShard.self, forKey: .shard)
+        timeline = try container.decodeIfPresent(LoadTimeline.self, forKey: .timeline)
+        settings = try container.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -145,6 +159,9 @@ extension LoadResult {
         try container.encode(endpoints, forKey: .endpoints)
         try container.encode(runs, forKey: .runs)
         try container.encode(thresholds, forKey: .thresholds)
+        try container.encodeIfPresent(shard, forKey: .shard)
+        try container.encodeIfPresent(timeline, forKey: .timeline)
+        try container.encode(settings, forKey: .settings)
     }
 
     /// The JSON form, keys sorted, for `--json` and files to merge.

@@ -29,6 +29,9 @@ public struct LoadRunner: Sendable {
         guard options.duration > .zero || options.requests != nil else { throw LoadError.invalidArgument("duration must be positive") }
         guard options.warmup >= .zero else { throw LoadError.invalidArgument("warm-up must not be negative") }
         guard options.timeout > .zero else { throw LoadError.invalidArgument("timeout must be positive") }
+        if let shard = options.shard, options.concurrency < shard.count {
+            throw LoadError.invalidArgument("concurrency \(options.concurrency) cannot be split over \(shard.count) shards")
+        }
         self.options = options
         plan = try LoadPlan(options: options, defaultURL: defaultURL)
     }
@@ -39,10 +42,10 @@ public struct LoadRunner: Sendable {
         var configuration = ServiceActor.Configuration()
         let isTLS = plan.entries.contains { $0.request.url.scheme == "https" }
         configuration.httpVersion = options.http2 ? (isTLS ? .http2 : .http2PriorKnowledge) : .http1_1
-        let connections = options.connections ?? (options.http2 ? max(1, options.concurrency / 100) : options.concurrency)
+        let connections = options.connections ?? (options.http2 ? max(1, workerCount / 100) : workerCount)
         configuration.limits.maxConnectionsPerHost = connections
-        configuration.limits.maxConcurrentTransfersPerHost = options.concurrency
-        configuration.limits.maxConcurrentTransfers = max(configuration.limits.maxConcurrentTransfers, options.concurrency)
+        configuration.limits.maxConcurrentTransfersPerHost = workerCount
+        configuration.limits.maxConcurrentTransfers = max(configuration.limits.maxConcurrentTransfers, workerCount)
         configuration.retry = .disabled
         configuration.automaticDecompression = false
         configuration.followRedirects = false
@@ -82,23 +85,34 @@ public struct LoadRunner: Sendable {
             ?? .duration(nanoseconds: options.duration.nanoseconds)
         let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,
                                   warmingUp: false, progress: progress)
-        return recorder.result(target: plan.target, model: options.rate == nil ? .closed : .open,
-                               concurrency: options.concurrency, rate: options.rate, durationSeconds: seconds)
+        var result = recorder.result(target: plan.target, model: options.rate == nil ? .closed : .open,
+                                     concurrency: workerCount, rate: options.rate.map { $0 / Double(options.shard?.count ?? 1) },
+                                     durationSeconds: seconds)
+        result.shard = options.shard
+        result.settings = options.settings
+        return result
     }
+
+    /// Requests in flight in this process: its shard's share of the concurrency.
+    var workerCount: Int { options.shard?.share(of: options.concurrency) ?? options.concurrency }
 
     /// Runs the workers until the schedule ends; returns the seconds it took.
     private func phase(on service: ServiceActor, limit: LoadSchedule.Limit, recorder: LoadRecorder,
                        authorizer: (any Authorizer)?, warmingUp: Bool,
                        progress: (@Sendable (LoadProgress) -> Void)?) async -> Double {
-        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: options.rate)
+        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: options.rate, shard: options.shard)
+        recorder.startClock(at: schedule.start)
         let ticker = progress.map { report in
-            Task { await Self.tick(schedule: schedule, limit: limit, recorder: recorder, warmingUp: warmingUp, report: report) }
+            Task {
+                await Self.tick(schedule: schedule, limit: limit, shard: options.shard, recorder: recorder, warmingUp: warmingUp,
+                                report: report)
+            }
         }
-        let workers: @Sendable () async -> Void = { [plan, options] in
+        let workers: @Sendable () async -> Void = { [plan, workerCount] in
             await withTaskGroup(of: Void.self) { group in
-                for index in 0..<options.concurrency {
+                for _ in 0..<workerCount {
                     let worker = LoadWorker(plan: plan, service: service, authorizer: authorizer,
-                                            schedule: schedule, recorder: recorder, seed: UInt64(index))
+                                            schedule: schedule, recorder: recorder)
                     group.addTask { await worker.run() }
                 }
             }
@@ -112,7 +126,8 @@ public struct LoadRunner: Sendable {
         return Double(monotonicNanoseconds() - schedule.start) / 1e9
     }
 
-    private static func tick(schedule: LoadSchedule, limit: LoadSchedule.Limit, recorder: LoadRecorder, warmingUp: Bool,
+    private static func tick(schedule: LoadSchedule, limit: LoadSchedule.Limit, shard: LoadShard?, recorder: LoadRecorder,
+                             warmingUp: Bool,
                              report: @Sendable (LoadProgress) -> Void) async {
         var last = (time: schedule.start, requests: 0)
         while !Task.isCancelled {
@@ -125,7 +140,7 @@ public struct LoadRunner: Sendable {
                                         errors: counts.errors, currentRate: rate, warmingUp: warmingUp)
             switch limit {
             case .duration(let nanoseconds): snapshot.totalSeconds = Double(nanoseconds) / 1e9
-            case .requests(let count): snapshot.totalRequests = count
+            case .requests(let count): snapshot.totalRequests = shard?.share(of: count) ?? count
             }
             if !Task.isCancelled { report(snapshot) }
         }

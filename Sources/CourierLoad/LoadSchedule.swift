@@ -13,37 +13,47 @@ final class LoadSchedule: Sendable {
 
     let start: UInt64
     private let limit: Limit
-    /// Nanoseconds between intended starts, in the open model.
+    /// Nanoseconds between intended starts of the whole run, in the open model.
     private let interval: Double?
+    /// Which of the whole run's request numbers are this process's (all of them unsharded).
+    private let shard: LoadShard?
     private let issued = Atomic<Int>(0)
 
-    init(start: UInt64, limit: Limit, rate: Double?) {
+    /// - Parameters:
+    ///   - limit: the whole run's: a sharded schedule sends its share of the requests, or of the
+    ///     open model's slots within the duration.
+    ///   - rate: the whole run's rate, so a shard's intended starts interleave with the others'.
+    init(start: UInt64, limit: Limit, rate: Double?, shard: LoadShard? = nil) {
         self.start = start
         self.limit = limit
+        self.shard = shard
         interval = rate.map { 1e9 / $0 }
     }
 
     struct Slot {
+        /// The request's number in the whole run, which picks its scenario entry.
+        var number: Int
         /// When the request should start (open model only).
         var intendedStart: UInt64?
     }
 
     /// The next request's slot: nil once the run is over.
     func next() -> Slot? {
+        let local = issued.wrappingAdd(1, ordering: .relaxed).oldValue
+        let number = shard?.globalNumber(local) ?? local
         if let interval {
-            let number = issued.wrappingAdd(1, ordering: .relaxed).oldValue
             let intended = start + UInt64(Double(number) * interval)
             switch limit {
             case .duration(let nanoseconds): if intended >= start + nanoseconds { return nil }
             case .requests(let count): if number >= count { return nil }
             }
-            return Slot(intendedStart: intended)
+            return Slot(number: number, intendedStart: intended)
         }
         switch limit {
         case .duration(let nanoseconds):
-            return monotonicNanoseconds() < start + nanoseconds ? Slot() : nil
+            return monotonicNanoseconds() < start + nanoseconds ? Slot(number: number) : nil
         case .requests(let count):
-            return issued.wrappingAdd(1, ordering: .relaxed).oldValue < count ? Slot() : nil
+            return number < count ? Slot(number: number) : nil
         }
     }
 }

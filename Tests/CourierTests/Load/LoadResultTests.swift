@@ -114,6 +114,11 @@ import Testing
     @Test func theJSONMatchesItsPublishedSchema() async throws {
         var result = Self.result(Self.latencies(seed: 5, count: 1_000), statuses: [200: 990, 500: 10])
         result.thresholds = [try Threshold("errors<1%").evaluate(result)]
+        result.shard = try LoadShard(index: 2, count: 3)
+        var timeline = LoadTimeline(startedAt: 1_790_000_000.25)
+        for second in 0..<5 { timeline.record(atSecond: Double(second), failed: second == 3, microseconds: 1500) }
+        result.timeline = timeline
+        result.settings = ["method": "GET", "shards": "3"]
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-schema-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try result.jsonData().write(to: file)

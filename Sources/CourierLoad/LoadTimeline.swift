@@ -1,0 +1,105 @@
+import Foundation
+
+/// A run's figures over time: requests, errors and latencies per interval, from which reports
+/// draw throughput and percentiles over time.
+///
+/// Intervals start at one second and double (merging neighbours exactly) whenever a run would
+/// need more than ``maximumIntervals``, so a run of any length keeps at most that many. Each
+/// interval's latencies are an HDR histogram with two significant digits, so timelines from
+/// several machines merge exactly, interval by interval.
+public struct LoadTimeline: Codable, Sendable, Equatable {
+    /// The most intervals a timeline keeps.
+    public static let maximumIntervals = 600
+
+    /// One interval's figures.
+    public struct Interval: Codable, Sendable, Equatable {
+        public var requests = 0
+        public var errors = 0
+        /// Latencies in microseconds, two significant digits.
+        public var latency = LatencyDistribution(significantDigits: .two)
+
+        public init() {}
+    }
+
+    /// When measuring began, in seconds since 1970 (the wall clock, so shards line up).
+    public var startedAt: Double
+    /// Seconds per interval: 1, 2, 4, …
+    public private(set) var intervalSeconds: Int
+    /// Interval `i` covers the seconds `i × intervalSeconds ..< (i + 1) × intervalSeconds` after ``startedAt``.
+    public private(set) var intervals: [Interval]
+
+    public init(startedAt: Double, intervalSeconds: Int = 1, intervals: [Interval] = []) {
+        self.startedAt = startedAt
+        self.intervalSeconds = max(1, intervalSeconds)
+        self.intervals = intervals
+    }
+
+    /// Records a request that ended `seconds` after ``startedAt``.
+    public mutating func record(atSecond seconds: Double, failed: Bool, microseconds: UInt64) {
+        let index = slot(for: Int(max(0, seconds)))
+        intervals[index].requests += 1
+        if failed { intervals[index].errors += 1 }
+        intervals[index].latency.record(microseconds: microseconds)
+    }
+
+    /// Adds a timeline recorded side by side, on this or another machine: intervals are lined up
+    /// by wall clock to the nearest interval, so clocks a fraction of a second apart still
+    /// agree; every count and histogram adds exactly.
+    public mutating func merge(_ other: LoadTimeline) {
+        let start = min(startedAt, other.startedAt)
+        var other = other
+        let width = max(intervalSeconds, other.intervalSeconds)
+        while intervalSeconds < width { coarsen() }
+        while other.intervalSeconds < width { other.coarsen() }
+        let ownShift = Int(((startedAt - start) / Double(width)).rounded())
+        let otherShift = Int(((other.startedAt - start) / Double(width)).rounded())
+        var merged = LoadTimeline(startedAt: start, intervalSeconds: width)
+        merged.add(self, shiftedBy: ownShift)
+        merged.add(other, shiftedBy: otherShift)
+        self = merged
+    }
+
+    /// Requests per second in each interval.
+    public var requestsPerSecond: [Double] { intervals.map { Double($0.requests) / Double(intervalSeconds) } }
+
+    // MARK: Internals
+
+    /// The index of the interval holding second `second`, growing or coarsening the timeline as needed.
+    private mutating func slot(for second: Int) -> Int {
+        while second / intervalSeconds >= Self.maximumIntervals { coarsen() }
+        let index = second / intervalSeconds
+        if index >= intervals.count { intervals += Array(repeating: Interval(), count: index + 1 - intervals.count) }
+        return index
+    }
+
+    /// Doubles the interval, adding neighbours together.
+    private mutating func coarsen() {
+        var halved: [Interval] = []
+        halved.reserveCapacity((intervals.count + 1) / 2)
+        var index = 0
+        while index < intervals.count {
+            var pair = intervals[index]
+            if index + 1 < intervals.count { pair.add(intervals[index + 1]) }
+            halved.append(pair)
+            index += 2
+        }
+        intervals = halved
+        intervalSeconds *= 2
+    }
+
+    private mutating func add(_ other: LoadTimeline, shiftedBy shift: Int) {
+        let width = other.intervalSeconds // this timeline's may double while adding
+        for (offset, interval) in other.intervals.enumerated() {
+            let index = slot(for: (offset + shift) * width)
+            intervals[index].add(interval)
+        }
+    }
+}
+
+extension LoadTimeline.Interval {
+    mutating func add(_ other: LoadTimeline.Interval) {
+        requests += other.requests
+        errors += other.errors
+        latency.add(other.latency)
+    }
+}
