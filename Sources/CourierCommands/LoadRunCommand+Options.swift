@@ -4,7 +4,10 @@ import Foundation
 
 extension LoadRunCommand {
     /// The command line as ``LoadOptions``; every mistake becomes a usage error before any load.
-    func makeOptions(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LoadOptions {
+    ///
+    /// - Parameter checking: only checking the command line (`validate()`, before a Job's pod has
+    ///   its index): a missing `JOB_COMPLETION_INDEX` is left for the run to report.
+    func makeOptions(environment: [String: String] = ProcessInfo.processInfo.environment, checking: Bool = false) throws -> LoadOptions {
         var options = LoadOptions()
         if let url {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
@@ -58,6 +61,8 @@ extension LoadRunCommand {
             }
         }
         options.loopExecutor = executor != "default"
+        var environment = environment
+        if checking && environment["JOB_COMPLETION_INDEX"] == nil { environment["JOB_COMPLETION_INDEX"] = "0" }
         options.shard = try shardOption(environment: environment)
         if let shard = options.shard, concurrency < shard.count {
             throw ValidationError("--concurrency \(concurrency) cannot be split over \(shard.count) shards: give at least one per shard")

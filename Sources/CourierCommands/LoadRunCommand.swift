@@ -99,17 +99,21 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "Run one of this many shards, the index taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pod).")
     var shards: Int?
 
+    @Option(help: "Wait until this time to start (2026-11-24T10:00:00Z, or seconds since 1970), so every shard starts together.")
+    var startAt: String?
+
     @Option(help: "Where request tasks run: loop (on the service's event loop thread, no hop) or default.")
     var executor = "loop"
 
     public init() {}
 
     public func validate() throws {
-        _ = try makeOptions()
+        _ = try makeOptions(checking: true)
         _ = try parsedThresholds()
         guard ["loop", "default"].contains(executor) else { throw ValidationError("--executor: loop or default") }
         try ResultOutput.validate(outputs: output)
-        if let shard = try makeOptions().shard {
+        _ = try startTime()
+        if let shard = try makeOptions(checking: true).shard {
             for output in output {
                 if let location = StorageLocation(output), location.namesOneObject {
                     throw ValidationError("--output \(output): shard \(shard) writes to a gs:// folder (end it with /), not one object")
@@ -131,7 +135,11 @@ public struct LoadRunCommand: AsyncParsableCommand {
             var progress: (@Sendable (LoadProgress) -> Void)?
             if let live { progress = { live.show($0) } }
             let report = progress
-            result = try await Terminal.cancellingOnInterrupt { try await runner.run(progress: report) }
+            let start = try startTime()
+            result = try await Terminal.cancellingOnInterrupt {
+                if let start { try await Self.wait(until: start) }
+                return try await runner.run(progress: report)
+            }
             live?.clear()
         } catch {
             await server?.stop()
@@ -140,6 +148,27 @@ public struct LoadRunCommand: AsyncParsableCommand {
         await server?.stop()
         result.thresholds = thresholds.map { $0.evaluate(result) }
         try await ResultOutput.emit(result, json: json, outputs: output, report: report)
+    }
+
+    /// `--start-at`, as a date.
+    func startTime() throws -> Date? {
+        guard let startAt else { return nil }
+        if let seconds = Double(startAt), seconds.isFinite, seconds > 0 { return Date(timeIntervalSince1970: seconds) }
+        guard let date = ISO8601DateFormatter().date(from: startAt) else {
+            throw ValidationError("--start-at \(startAt): expected a time as 2026-11-24T10:00:00Z, or seconds since 1970")
+        }
+        return date
+    }
+
+    /// Sleeps until `start` by the wall clock (interruptible); a time already past starts at once, with a note.
+    static func wait(until start: Date) async throws {
+        let seconds = start.timeIntervalSinceNow
+        if seconds > 0 {
+            Terminal.note("courier: starting at \(ISO8601DateFormatter().string(from: start)), in \(Int(seconds.rounded(.up))) s")
+            try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+        } else if seconds < -1 {
+            Terminal.note("courier: --start-at passed \(Int(-seconds)) s ago; starting now, behind the other shards")
+        }
     }
 
     func parsedThresholds() throws -> [Threshold] {

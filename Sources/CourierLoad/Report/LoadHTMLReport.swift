@@ -82,22 +82,33 @@ public struct LoadHTMLReport: Sendable {
         "<section><h2>\(HTML.escape(title))</h2>\(chart.legend)\(chart.svg)</section>"
     }
 
-    private func throughputChart(_ timeline: LoadTimeline) -> SVGChart {
+    /// The seconds interval `index` covers: the last one only up to the run's end.
+    private func span(of index: Int, in timeline: LoadTimeline) -> (middle: Double, length: Double) {
         let width = Double(timeline.intervalSeconds)
-        let middle = { (index: Int) in (Double(index) + 0.5) * width }
-        let end = min(result.durationSeconds, Double(timeline.intervals.count) * width)
-        return SVGChart(series: [
-            .init(name: "requests/s", style: "s1", points: timeline.intervals.indices.map { (middle($0), Double(timeline.intervals[$0].requests) / width) }),
-            .init(name: "errors/s", style: "s2", points: timeline.intervals.indices.map { (middle($0), Double(timeline.intervals[$0].errors) / width) }),
-        ], xAxis: .seconds(0...max(end, width)), yUnit: "/s", label: "Requests and errors per second over the run")
+        let start = Double(index) * width
+        let end = index == timeline.intervals.count - 1 ? max(start + 0.001, min(start + width, result.durationSeconds)) : start + width
+        return ((start + end) / 2, end - start)
+    }
+
+    private func axis(_ timeline: LoadTimeline) -> SVGChart.XAxis {
+        .seconds(0...max(result.durationSeconds, Double(timeline.intervalSeconds)))
+    }
+
+    private func throughputChart(_ timeline: LoadTimeline) -> SVGChart {
+        func line(_ name: String, _ style: String, _ count: (LoadTimeline.Interval) -> Int) -> SVGChart.Series {
+            .init(name: name, style: style, points: timeline.intervals.indices.map { index in
+                let span = span(of: index, in: timeline)
+                return (span.middle, Double(count(timeline.intervals[index])) / span.length)
+            })
+        }
+        return SVGChart(series: [line("requests/s", "s1", \.requests), line("errors/s", "s2", \.errors)],
+                        xAxis: axis(timeline), yUnit: "/s", label: "Requests and errors per second over the run")
     }
 
     private func latencyOverTimeChart(_ timeline: LoadTimeline) -> SVGChart {
-        let width = Double(timeline.intervalSeconds)
-        let end = min(result.durationSeconds, Double(timeline.intervals.count) * width)
         func line(_ name: String, _ style: String, _ value: (LatencyDistribution) -> UInt64) -> SVGChart.Series {
             .init(name: name, style: style, points: timeline.intervals.enumerated().compactMap { index, interval in
-                interval.requests > 0 ? ((Double(index) + 0.5) * width, Double(value(interval.latency)) / 1000) : nil
+                interval.requests > 0 ? (span(of: index, in: timeline).middle, Double(value(interval.latency)) / 1000) : nil
             })
         }
         return SVGChart(series: [
@@ -105,7 +116,7 @@ public struct LoadHTMLReport: Sendable {
             line("p90", "s3", { $0.value(atPercentile: 90) }),
             line("p99", "s4", { $0.value(atPercentile: 99) }),
             line("max", "s2", { $0.max }),
-        ], xAxis: .seconds(0...max(end, width)), yUnit: "ms", label: "Latency percentiles per interval, in milliseconds")
+        ], xAxis: axis(timeline), yUnit: "ms", label: "Latency percentiles per interval, in milliseconds")
     }
 
     /// HdrHistogram's percentile plot: x is `log10(1 / (1 − p))`, so each nine gets equal room.

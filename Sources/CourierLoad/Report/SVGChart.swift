@@ -32,12 +32,13 @@ struct SVGChart {
         let plotWidth = Self.width - Self.left - Self.right
         let plotHeight = Self.height - Self.top - Self.bottom
         let (xMin, xMax) = xRange
-        let yMax = Self.niceCeiling(series.flatMap { $0.points.map(\.y) }.max() ?? 0)
+        let yStep = Self.niceStep((series.flatMap { $0.points.map(\.y) }.max() ?? 0) / 4)
+        let yMax = max(yStep, ((series.flatMap { $0.points.map(\.y) }.max() ?? 0) / yStep).rounded(.up) * yStep)
         func x(_ value: Double) -> Double { Self.left + (xMax > xMin ? (value - xMin) / (xMax - xMin) : 0) * plotWidth }
         func y(_ value: Double) -> Double { Self.top + plotHeight - (yMax > 0 ? value / yMax : 0) * plotHeight }
 
         var out = "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(HTML.escape(label))\">"
-        for tick in Self.ticks(upTo: yMax) {
+        for tick in stride(from: 0, through: yMax + yStep / 1000, by: yStep) {
             let position = Self.fixed(y(tick))
             out += "<line class=\"grid\" x1=\"\(Int(Self.left))\" x2=\"\(Int(Self.width - Self.right))\" y1=\"\(position)\" y2=\"\(position)\"/>"
             out += "<text class=\"tick\" x=\"\(Int(Self.left) - 6)\" y=\"\(position)\" text-anchor=\"end\" dominant-baseline=\"middle\">\(HTML.escape(Self.number(tick)))\(yUnit)</text>"
@@ -73,7 +74,8 @@ struct SVGChart {
     private func xTicks(_ low: Double, _ high: Double) -> [(Double, String)] {
         switch xAxis {
         case .seconds:
-            return Self.ticks(upTo: Self.niceCeiling(high)).filter { $0 <= high }.map { ($0, Self.number($0) + "s") }
+            let step = Self.niceStep(high / 6)
+            return stride(from: 0, through: high + step / 1000, by: step).map { ($0, Self.number($0) + "s") }
         case .percentiles(let nines):
             return (0...Int(nines)).map { nine in
                 let percent = 100 * (1 - pow(10, -Double(nine)))
@@ -82,19 +84,12 @@ struct SVGChart {
         }
     }
 
-    /// 1, 2 or 5 times a power of ten, at or above `value`.
-    static func niceCeiling(_ value: Double) -> Double {
-        guard value > 0 else { return 1 }
+    /// 1, 2, 2.5 or 5 times a power of ten, at or above `value`: a round step between ticks.
+    static func niceStep(_ value: Double) -> Double {
+        guard value > 0, value.isFinite else { return 1 }
         let power = pow(10, floor(log10(value)))
-        for step in [1.0, 2, 5, 10] where step * power >= value { return step * power }
+        for step in [1.0, 2, 2.5, 5, 10] where step * power >= value { return step * power }
         return 10 * power
-    }
-
-    /// Four or five round ticks from 0 to `maximum`.
-    static func ticks(upTo maximum: Double) -> [Double] {
-        guard maximum > 0 else { return [0] }
-        let step = niceCeiling(maximum / 5)
-        return stride(from: 0, through: maximum + step / 1000, by: step).map { $0 }
     }
 
     static func number(_ value: Double) -> String {

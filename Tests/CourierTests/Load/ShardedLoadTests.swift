@@ -1,4 +1,5 @@
 import Courier
+@testable import CourierCommands
 import CourierLoad
 import CourierTestServer
 import Foundation
@@ -97,6 +98,26 @@ import Testing
                 #expect(partial.error.contains("shard 2/4 is missing"), "\(partial.error)")
             }
         }
+    }
+
+    /// deploy/load-job.yaml's container arguments are ones `courier load` accepts, and make pod 7
+    /// shard 7 of the Job's completions (the schemas are checked by Scripts/deploy-check.sh).
+    @Test func theJobManifestsArgumentsParse() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let manifest = try String(contentsOf: root.appendingPathComponent("deploy/load-job.yaml"), encoding: .utf8)
+        let lines = manifest.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces) == "args:" })
+        let arguments = lines[(start + 1)...].prefix { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- ") }
+            .map { String($0.trimmingCharacters(in: .whitespaces).dropFirst(2)) }
+            .map { $0.replacingOccurrences(of: "${START_AT}", with: "2026-11-24T10:00:00Z").replacingOccurrences(of: "${RUN_ID}", with: "r1") }
+        #expect(arguments.first == "load")
+        let completions = try #require(lines.first { $0.contains("completions:") }?.split(separator: ":").last)
+        let command = try LoadRunCommand.parse(Array(arguments.dropFirst()))
+        try command.validate()
+        let options = try command.makeOptions(environment: ["JOB_COMPLETION_INDEX": "7"])
+        #expect(options.shard == (try LoadShard(index: 7, count: Int(completions.trimmingCharacters(in: .whitespaces))!)))
+        #expect(try command.startTime() == ISO8601DateFormatter().date(from: "2026-11-24T10:00:00Z"))
     }
 
     @Test func aJobIndexIsNeededForShards() async throws {

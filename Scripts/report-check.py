@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Renders a `courier load --report` page in headless Chromium and checks it as a person would see it.
+
+    Scripts/report-check.py REPORT.html OUT_DIR
+
+Through the DevTools protocol, for a light and a dark page: no script error or console error,
+every chart's lines and bars have a drawn length or area (measured by the browser's layout, not
+read from the text), the page's colours follow the colour scheme, and a full-page screenshot
+lands in OUT_DIR (report-light.png, report-dark.png). Exits 1 naming each failure.
+"""
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import websocket  # websocket-client
+
+MEASURE = r"""
+(() => {
+  const charts = [...document.querySelectorAll('svg.chart')].map(svg => {
+    const box = svg.getBoundingClientRect();
+    const lines = [...svg.querySelectorAll('path.line')].map(p => ({
+      name: p.querySelector('title')?.textContent ?? '?', length: p.getTotalLength()
+    }));
+    return { label: svg.getAttribute('aria-label'), width: box.width, height: box.height, lines };
+  });
+  const bars = [...document.querySelectorAll('svg.bars path.bar')].map(p => {
+    const b = p.getBBox(); return { name: p.querySelector('title')?.textContent ?? '?', area: b.width * b.height };
+  });
+  const body = getComputedStyle(document.body);
+  return JSON.stringify({ charts, bars, background: body.backgroundColor, color: body.color,
+                          title: document.title, sections: document.querySelectorAll('section').length });
+})()
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Page:
+    def __init__(self, url):
+        self.ws = websocket.create_connection(url, timeout=30)
+        self.next_id = 0
+        self.events = []
+
+    def call(self, method, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+            self.events.append(message)
+
+    def wait_for(self, event, timeout=30):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if any(e.get("method") == event for e in self.events):
+                return
+            self.events.append(json.loads(self.ws.recv()))
+        raise RuntimeError(f"no {event} within {timeout}s")
+
+
+def browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    sys.exit("report-check: no Chromium found (Debian: apt-get install chromium; `make report-check` installs it)")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    report, out = os.path.abspath(sys.argv[1]), sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    port = free_port()
+    profile = tempfile.mkdtemp(prefix="courier-chromium-")
+    chrome = subprocess.Popen([browser(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                               "--disable-extensions", f"--user-data-dir={profile}",
+                               f"--remote-debugging-port={port}", "about:blank"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    failures = []
+    try:
+        targets = None
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as answer:
+                    targets = [t for t in json.load(answer) if t.get("type") == "page"]
+                if targets:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        if not targets:
+            sys.exit("report-check: Chromium did not start")
+        page = Page(targets[0]["webSocketDebuggerUrl"])
+        for domain in ("Page", "Runtime", "Log"):
+            page.call(f"{domain}.enable")
+        page.call("Emulation.setDeviceMetricsOverride", width=1100, height=900, deviceScaleFactor=1, mobile=False)
+        seen = {}
+        for scheme in ("light", "dark"):
+            page.events.clear()
+            page.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}])
+            page.call("Page.navigate", url="file://" + report)
+            page.wait_for("Page.loadEventFired")
+            errors = [e for e in page.events if e.get("method") == "Runtime.exceptionThrown"
+                      or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")
+                      or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] == "error")]
+            for error in errors:
+                failures.append(f"{scheme}: {json.dumps(error['params'])[:300]}")
+            measured = json.loads(page.call("Runtime.evaluate", expression=MEASURE, returnByValue=True)["result"]["value"])
+            seen[scheme] = measured
+            if len(measured["charts"]) < 3:
+                failures.append(f"{scheme}: {len(measured['charts'])} charts, expected 3")
+            for chart in measured["charts"]:
+                if chart["width"] < 300 or chart["height"] < 80:
+                    failures.append(f"{scheme}: chart {chart['label']!r} is {chart['width']}×{chart['height']}")
+                if not chart["lines"]:
+                    failures.append(f"{scheme}: chart {chart['label']!r} has no line")
+                for line in chart["lines"]:
+                    if not line["length"] > 0:
+                        failures.append(f"{scheme}: {chart['label']!r}: line {line['name']!r} has no drawn length")
+            if not measured["bars"] or any(not bar["area"] > 0 for bar in measured["bars"]):
+                failures.append(f"{scheme}: status bars missing or empty: {measured['bars']}")
+            shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+            path = os.path.join(out, f"report-{scheme}.png")
+            with open(path, "wb") as file:
+                file.write(base64.b64decode(shot["data"]))
+            lines = sum(len(c["lines"]) for c in measured["charts"])
+            print(f"report-check {scheme}: {len(measured['charts'])} charts, {lines} lines, {len(measured['bars'])} bars, "
+                  f"background {measured['background']}, {len(errors)} errors → {path}")
+        if seen["light"]["background"] == seen["dark"]["background"]:
+            failures.append("the page looks the same in the light and the dark colour scheme")
+    finally:
+        chrome.terminate()
+        try:
+            chrome.wait(10)
+        except subprocess.TimeoutExpired:
+            chrome.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+    for failure in failures:
+        print("report-check FAIL:", failure)
+    print(f"report-check: {'FAILED' if failures else 'passed'}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Makes a real load report and has headless Chromium check it (Scripts/report-check.py):
+#   Scripts/report-check.sh [COURIER_BINARY] [OUT_DIR]
+# A 6-second open-model run against `courier serve` (a mix with a slow endpoint and 503s, so
+# every chart has something to draw), then the browser check in a light and a dark page.
+set -euo pipefail
+courier=${1:-.build/debug/courier}
+out=${2:-.build/report-check}
+mkdir -p "$out"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$courier" serve --port "$port" > "$out/serve.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q "courier test server on" "$out/serve.log" && break; sleep 0.1; done
+base="http://127.0.0.1:$port"
+cat > "$out/mix.json" <<JSON
+[{"name": "small", "url": "$base/json/256", "weight": 6},
+ {"name": "slow", "url": "$base/delay/20", "weight": 2},
+ {"name": "unavailable", "url": "$base/status/503", "weight": 1},
+ {"name": "echo", "method": "POST", "url": "$base/echo", "body": "{\"x\": 1}", "weight": 1}]
+JSON
+status=0
+"$courier" load --scenario "$out/mix.json" --rate 400 -c 64 -d 6s --threshold 'p99<100ms' --threshold 'errors<5%' \
+    --report "$out/report.html" --output "$out/result.json" || status=$?
+[ "$status" = 0 ] || [ "$status" = 99 ] || { echo "report-check: courier load failed ($status)"; exit 1; }
+python3 Scripts/report-check.py "$out/report.html" "$out"
