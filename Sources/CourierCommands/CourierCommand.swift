@@ -21,6 +21,15 @@ public struct LoadCommand: AsyncParsableCommand {
         discussion: """
             Without a URL or a scenario, starts the embedded test server and loads its /json/1024.
             Exit status: 0 when every threshold held, 99 when one failed, 64 for bad arguments.
+
+            Many machines: --shards n in a Kubernetes Indexed Job (the index from \
+            JOB_COMPLETION_INDEX) or --shard i/n sends that shard's share of the run; \
+            --output gs://bucket/folder/ stores each shard's result in Cloud Storage, and \
+            `courier load merge gs://bucket/folder/` merges them exactly (deploy/load-job.yaml).
+            Reports: --report run.html (on a run or a merge) writes one self-contained HTML page \
+            with throughput, errors and percentiles over time, the percentile curve, status codes \
+            and thresholds.
+
             Every option of a run: courier load run --help.
             """,
         subcommands: [LoadRunCommand.self, LoadMergeCommand.self],

@@ -30,8 +30,10 @@ extension LoadResult {
             merged.latency.add(endpoint.latency)
             endpoints[name] = merged
         }
-        let targets = Set(target.components(separatedBy: ", "))
-        if !targets.contains(other.target) { target += ", \(other.target)" }
+        // Each side may already list several URLs (a scenario, an earlier merge): list each once.
+        var targets = target.components(separatedBy: ", ")
+        for url in other.target.components(separatedBy: ", ") where !targets.contains(url) { targets.append(url) }
+        target = targets.joined(separator: ", ")
         runs += other.runs
         thresholds = [] // they judged the parts, not the whole: evaluate again on the merge
         shard = nil

@@ -84,6 +84,7 @@ import Testing
                 #expect(single.status == 0, "\(single.error)")
                 let whole = try LoadResult.decode(single.output)
                 #expect(whole.requests == merged.requests && whole.errors == merged.errors)
+                #expect(whole.target == merged.target, "each URL once")
                 #expect(whole.statusCodes == merged.statusCodes)
                 #expect(whole.endpoints.mapValues(\.requests) == merged.endpoints.mapValues(\.requests))
                 #expect(merged.endpoints["unavailable"]?.requests == 120 && merged.errors == 120)
