@@ -47,14 +47,26 @@ struct StorageLocation: Equatable, CustomStringConvertible {
 /// the metadata server). `STORAGE_EMULATOR_HOST` (as Google's own libraries read it) sends
 /// everything to an emulator such as fake-gcs-server instead, without credentials.
 enum CloudStorageResults {
+    /// Makes sure results can be stored before a run spends its time: the emulator's address
+    /// reads, or Application Default Credentials are there (the metadata server answers).
+    static func checkCredentials(environment: [String: String] = ProcessInfo.processInfo.environment) async throws {
+        if try emulatorURL(environment) != nil { return }
+        _ = try await ApplicationDefaultCredentials.find(scopes: [Storage.Scope.devstorageReadWrite], environment: environment)
+    }
+
+    private static func emulatorURL(_ environment: [String: String]) throws -> URL? {
+        guard let emulator = environment["STORAGE_EMULATOR_HOST"], !emulator.isEmpty else { return nil }
+        let root = emulator.contains("://") ? emulator : "http://" + emulator
+        guard let url = URL(string: root), url.host != nil else {
+            throw LoadError.invalidArgument("STORAGE_EMULATOR_HOST \(emulator) is not a host:port or URL")
+        }
+        return url
+    }
+
     static func withStorage<T: Sendable>(environment: [String: String] = ProcessInfo.processInfo.environment,
                                          _ body: (ServiceActor) async throws -> T) async throws -> T {
         var configuration = ServiceActor.Configuration()
-        if let emulator = environment["STORAGE_EMULATOR_HOST"], !emulator.isEmpty {
-            let root = emulator.contains("://") ? emulator : "http://" + emulator
-            guard let url = URL(string: root), url.host != nil else {
-                throw LoadError.invalidArgument("STORAGE_EMULATOR_HOST \(emulator) is not a host:port or URL")
-            }
+        if let url = try emulatorURL(environment) {
             configuration.rootURL = url
         } else {
             configuration.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.devstorageReadWrite],

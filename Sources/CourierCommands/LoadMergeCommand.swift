@@ -65,17 +65,17 @@ public struct LoadMergeCommand: AsyncParsableCommand {
                 documents.append((file, data))
             }
         }
-        var results: [LoadResult] = []
+        // One result at a time: twenty shards' timelines need not all be in memory at once.
+        var merged: LoadResult?
+        var shards: [LoadShard?] = []
         for document in documents {
-            do {
-                results.append(try LoadResult.decode(document.data))
-            } catch {
-                throw ValidationError("\(document.name): \(error)")
-            }
+            let result: LoadResult
+            do { result = try LoadResult.decode(document.data) } catch { throw ValidationError("\(document.name): \(error)") }
+            shards.append(result.shard)
+            if merged == nil { merged = LoadResult.merged([result]) } else { merged!.merge(result) }
         }
-        let mergedResult: LoadResult?
-        do { mergedResult = try LoadResult.mergedShards(results) } catch { throw ValidationError("\(error)") }
-        guard var merged = mergedResult else { throw ValidationError("nothing to merge") }
+        do { try LoadResult.checkShards(shards) } catch { throw ValidationError("\(error)") }
+        guard var merged else { throw ValidationError("nothing to merge") }
         merged.thresholds = try threshold.map { try Threshold($0).evaluate(merged) }
         try await ResultOutput.emit(merged, json: json, outputs: output, report: report)
     }

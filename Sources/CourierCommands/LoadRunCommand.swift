@@ -126,6 +126,11 @@ public struct LoadRunCommand: AsyncParsableCommand {
         Terminal.raiseOpenFileLimit()
         let options = try makeOptions()
         let thresholds = try parsedThresholds()
+        if let bucket = output.first(where: { StorageLocation($0) != nil }) {
+            do { try await CloudStorageResults.checkCredentials() } catch {
+                throw ValidationError("--output \(bucket): no way to write to Cloud Storage: \(error)")
+            }
+        }
         let server: TestServer? = options.url == nil && options.scenario == nil ? try await TestServer.start() : nil
         if let server { Terminal.note("courier: loading the embedded test server at \(server.baseURL.absoluteString)") }
         var result: LoadResult

@@ -9,21 +9,26 @@ enum ResultOutput {
     static let thresholdsFailed = ExitCode(99)
 
     static func emit(_ result: LoadResult, json: Bool, outputs: [String], report: String?) async throws {
+        var failures: [String] = []
         if json || !outputs.isEmpty {
             let data = try result.jsonData()
+            var onStdout = json
             for output in outputs {
-                if let location = StorageLocation(output) {
-                    do {
-                        let written = try await CloudStorageResults.write(data, to: location, shard: result.shard)
-                        Terminal.note("courier: result written to \(written)")
-                    } catch {
-                        throw ValidationError("--output: cannot write \(output): \(error)")
-                    }
-                } else {
-                    do {
+                do {
+                    if let location = StorageLocation(output) {
+                        Terminal.note("courier: result written to \(try await CloudStorageResults.write(data, to: location, shard: result.shard))")
+                    } else {
                         try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-                    } catch {
-                        throw ValidationError("--output: cannot write \(output): \(error.localizedDescription)")
+                    }
+                } catch {
+                    // The load has run: its result must not be lost with one output. A pod's root
+                    // filesystem may be read-only, so the JSON goes to stdout (the pod's log).
+                    failures.append("--output: cannot write \(output): \(error)")
+                    Terminal.note("courier: cannot write \(output): \(error)")
+                    if !onStdout {
+                        Terminal.note("courier: the JSON result follows on stdout instead, so it is not lost")
+                        try Terminal.print(data + Data("\n".utf8))
+                        onStdout = true
                     }
                 }
             }
@@ -33,10 +38,11 @@ enum ResultOutput {
             do {
                 try Data(LoadHTMLReport(result).html.utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
             } catch {
-                throw ValidationError("--report: cannot write \(report): \(error.localizedDescription)")
+                failures.append("--report: cannot write \(report): \(error.localizedDescription)")
             }
         }
         if !json { try Terminal.print(Data(LoadReport(result).text.utf8)) }
+        if !failures.isEmpty { throw ValidationError(failures.joined(separator: "\n")) }
         if result.thresholds.contains(where: { !$0.passed }) { throw thresholdsFailed }
     }
 

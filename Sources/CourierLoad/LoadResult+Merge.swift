@@ -63,17 +63,24 @@ extension LoadResult {
     /// - Throws: ``LoadError/invalidResult(_:)`` naming the missing or repeated shards, or when
     ///   shards of runs split differently, or whole runs, are mixed in.
     public static func mergedShards(_ results: [LoadResult]) throws -> LoadResult? {
-        let shards = results.compactMap(\.shard)
-        guard !shards.isEmpty else { return merged(results) }
-        guard shards.count == results.count else {
-            throw LoadError.invalidResult("\(results.count - shards.count) of the results are whole runs, the others shards")
+        try checkShards(results.map(\.shard))
+        return merged(results.sorted { ($0.shard?.index ?? 0) < ($1.shard?.index ?? 0) })
+    }
+
+    /// Checks the `shard` of every result to be merged: none, or each of one run's exactly once.
+    /// Takes only the shards, so a merge of many large results can add them one at a time.
+    public static func checkShards(_ shards: [LoadShard?]) throws {
+        let present = shards.compactMap { $0 }
+        guard !present.isEmpty else { return }
+        guard present.count == shards.count else {
+            throw LoadError.invalidResult("\(shards.count - present.count) of the results are whole runs, the others shards")
         }
-        let counts = Set(shards.map(\.count))
+        let counts = Set(present.map(\.count))
         guard counts.count == 1, let count = counts.first else {
             throw LoadError.invalidResult("shards of runs split \(counts.sorted().map(String.init).joined(separator: ", ")) ways are mixed")
         }
         var seen: [Int: Int] = [:]
-        for shard in shards { seen[shard.index, default: 0] += 1 }
+        for shard in present { seen[shard.index, default: 0] += 1 }
         let repeated = seen.filter { $0.value > 1 }.keys.sorted()
         guard repeated.isEmpty else {
             throw LoadError.invalidResult("shard \(repeated.map { "\($0)/\(count)" }.joined(separator: ", ")) appears more than once")
@@ -82,6 +89,5 @@ extension LoadResult {
         guard missing.isEmpty else {
             throw LoadError.invalidResult("shard \(missing.map { "\($0)/\(count)" }.joined(separator: ", ")) is missing")
         }
-        return merged(results.sorted { $0.shard!.index < $1.shard!.index })
     }
 }

@@ -121,6 +121,26 @@ import Testing
         #expect(try command.startTime() == ISO8601DateFormatter().date(from: "2026-11-24T10:00:00Z"))
     }
 
+    /// A store that refuses the result (here a server with no Storage API: a 404) fails the run
+    /// after it, but the result is not lost: the JSON goes to stdout, a pod's log.
+    @Test func aResultTheBucketRefusesIsPrintedNotLost() async throws {
+        try await withTestServer { server in
+            let host = "127.0.0.1:\(server.baseURL.port!)"
+            let run = try await runProcess(LoadCommandTests.courier, [
+                "load", server.url("/json/64").absoluteString, "-c", "2", "-n", "50", "--shard", "1/2",
+                "--output", "gs://results/lost/",
+            ], timeout: 120, environment: ["STORAGE_EMULATOR_HOST": host])
+            #expect(run.status == 64)
+            #expect(run.error.contains("cannot write gs://results/lost/"))
+            let text = String(decoding: run.output, as: UTF8.self)
+            let json = try #require(text.range(of: "\n}\n").map { String(text[..<$0.upperBound]) })
+            let result = try LoadResult.decode(Data(json.utf8))
+            let expected = try LoadShard(index: 1, count: 2)
+            #expect(result.requests == 25 && result.shard == expected)
+            #expect(text.contains("Requests/sec:"), "the summary follows")
+        }
+    }
+
     @Test func aJobIndexIsNeededForShards() async throws {
         // Outside a Job (this test process has no JOB_COMPLETION_INDEX), --shards has no index to take.
         let run = try await runProcess(LoadCommandTests.courier, ["load", "http://127.0.0.1:9/", "--shards", "4"], timeout: 60)
