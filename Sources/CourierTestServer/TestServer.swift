@@ -74,7 +74,11 @@ public final class TestServer: Sendable {
     /// - Parameter configure: Adds routes of your own to the router before the server starts.
     /// - Parameter latency: Added to every request on the main listener, to stand in for a
     ///   network round trip (benchmarks of batching use it).
+    ///
+    /// - Parameter host: the address to listen on: loopback by default; another (a network
+    ///   namespace's, `Netem/netem.sh`) makes the server reachable across a shaped link.
     public static func start(
+        host: String = "127.0.0.1",
         port requestedPort: Int = 0,
         latency: Duration? = nil,
         configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
@@ -82,6 +86,12 @@ public final class TestServer: Sendable {
         let counters = TestServerCounters()
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(CountingMiddleware(counters: counters))
+        // What the server saw, for a test in another process (`courier serve` across a shaped
+        // link): requests started (this one included) and connections opened.
+        router.get("/counters") { _, _ in
+            let body = "{\"requests\": \(counters.requests), \"connectionsOpened\": \(counters.connectionsOpened)}"
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
         if let latency { router.middlewares.add(LatencyMiddleware(latency: latency)) }
         let lifecycle = ServerLifecycle()
         let quotas = QuotaLedger()
@@ -112,7 +122,7 @@ public final class TestServer: Sendable {
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(
-                address: .hostname("127.0.0.1", port: requestedPort),
+                address: .hostname(host, port: requestedPort),
                 availableConnectionsDelegate: ConnectionCounter(counters: counters)
             ),
             onServerRunning: { channel in
@@ -132,13 +142,13 @@ public final class TestServer: Sendable {
             if case .failure(let error) = await task.result { throw TestServerError.couldNotStart(String(describing: error)) }
             throw TestServerError.couldNotStart("the listener did not start")
         }
-        ownURL.withLock { $0 = "http://127.0.0.1:\(port)" }
+        ownURL.withLock { $0 = "http://\(host):\(port)" }
         let faults = FaultCounts()
-        let faultServer = try await RawFaultServer.start(counters: counters, files: files, faults: faults)
-        files.setBaseURLs(main: "http://127.0.0.1:\(port)", drop: "http://127.0.0.1:\(faultServer.port)/upload-drop")
+        let faultServer = try await RawFaultServer.start(host: host, counters: counters, files: files, faults: faults)
+        files.setBaseURLs(main: "http://\(host):\(port)", drop: "http://\(host):\(faultServer.port)/upload-drop")
         return TestServer(
-            baseURL: URL(string: "http://127.0.0.1:\(port)")!,
-            faultURL: URL(string: "http://127.0.0.1:\(faultServer.port)")!,
+            baseURL: URL(string: "http://\(host):\(port)")!,
+            faultURL: URL(string: "http://\(host):\(faultServer.port)")!,
             counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, faults: faults, quotas: quotas, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }

@@ -1,0 +1,260 @@
+@testable import Courier
+import CourierTestServer
+import Foundation
+import CourierSync
+import Testing
+
+/// Scenarios across a shaped link between two network namespaces: latency with jitter, loss,
+/// a bandwidth limit and link flaps (Netem/netem.sh builds the link, starts `courier serve` on
+/// the far side and runs these in the near one). Without the harness's variables they do not
+/// run: `make netem` (every scenario, every profile) and `make test` (the quick set on `wan`)
+/// are what run them, and fail loudly where namespaces cannot be made.
+@Suite(.enabled(if: NetemLink.current != nil), .serialized)
+struct NetemScenarioTests {
+    var link: NetemLink { NetemLink.current! }
+
+    func configuration() -> ServiceActor.Configuration {
+        var configuration = ServiceActor.Configuration()
+        configuration.limits.maxConnectionsPerHost = 64
+        return configuration
+    }
+
+    /// A resumable upload whose link goes down for two seconds mid-way completes, byte-exact by
+    /// the server's MD5 and CRC32C.
+    @Test func aResumableUploadCompletesAcrossAFlap() async throws {
+        let file = try PatternFile(size: link.uploadBytes, name: "netem-\(UUID())")
+        defer { file.remove() }
+        let expected = try Checksums.of(file: file.url)
+        let started = ContinuousClock.now
+        try await withService(configuration: configuration()) { service in
+            let retries = RetryCounter(service)
+            var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
+            parameters.chunkSize = 8 << 20
+            let task = service.upload(link.insert(name: "flap-\(UUID()).bin", upload: parameters))
+            let link = link
+            let flapped = Task {
+                while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
+                try await link.flap(for: .seconds(2))
+            }
+            let object = try await task.value
+            try await flapped.value
+            #expect(object.json["size"]?.stringValue == String(link.uploadBytes))
+            #expect(object.json["md5Hash"]?.stringValue == expected.md5Base64)
+            #expect(object.json["crc32c"]?.stringValue == expected.crc32cBase64)
+            link.record("resumable upload, 2 s flap", bytes: link.uploadBytes, retries: await retries.count, since: started)
+        }
+    }
+
+    /// A download whose link goes down mid-way resumes with Range and ends byte-exact.
+    @Test func aDownloadResumesAcrossAFlap() async throws {
+        let file = try PatternFile(size: link.downloadBytes, name: "netem-\(UUID())")
+        defer { file.remove() }
+        let expected = try Checksums.of(file: file.url)
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-netem-\(UUID()).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        try await withService(configuration: configuration()) { service in
+            let stored = try await service.execute(link.insert(name: "download-\(UUID()).bin",
+                                                               upload: UploadParameters(file: file.url, mimeType: "application/octet-stream")))
+            let id = try #require(stored.json["id"]?.stringValue)
+            let retries = RetryCounter(service)
+            let started = ContinuousClock.now
+            let received = LockedValue<Int64>(0)
+            let link = link
+            let flapped = Task {
+                while received.withLock({ $0 }) < Int64(link.downloadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
+                try await link.flap(for: .seconds(2))
+            }
+            let options = DownloadOptions(progress: { progress in received.withLock { $0 = progress.bytesWritten } })
+            _ = try await service.downloadFile(link.media(id: id), to: target, options: options)
+            try await flapped.value
+            let got = try Checksums.of(file: target)
+            #expect(got.byteCount == Int64(link.downloadBytes))
+            #expect(got.md5 == expected.md5 && got.crc32c == expected.crc32c, "byte-exact")
+            link.record("download, 2 s flap", bytes: link.downloadBytes, retries: await retries.count, since: started)
+        }
+    }
+
+    /// Many queries, 64 in flight, on a lossy link: no error, and every extra request the server
+    /// saw is a retry the events announced.
+    @Test func manyQueriesFinishWithEveryRetryAccountedFor() async throws {
+        let queries = link.queries
+        let link = link
+        try await withService(configuration: configuration()) { service in
+            let before = try await link.serverRequests(service)
+            let retries = RetryCounter(service)
+            let started = ContinuousClock.now
+            let next = LockedValue(0)
+            let failures = LockedValue<[String]>([])
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        while next.withLock({ value -> Int in value += 1; return value - 1 }) < queries {
+                            do {
+                                let response = try await service.send(HTTPRequest(url: link.url("/json/256")))
+                                if response.status != 200 { failures.withLock { $0.append("status \(response.status)") } }
+                            } catch {
+                                failures.withLock { $0.append("\(error)") }
+                            }
+                        }
+                    }
+                }
+            }
+            let retried = await retries.count
+            let seen = try await link.serverRequests(service) - before - 1 // less the second count itself
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
+            #expect(seen >= queries && seen - queries <= retried, "\(seen) requests seen for \(queries) queries and \(retried) retries")
+            link.record("\(queries) queries, 64 in flight", bytes: queries * 256, retries: retried, since: started)
+        }
+    }
+
+    /// Cancelling 200 requests in flight ends every one of them promptly, on any link.
+    @Test func aCancelStormEndsEveryTaskPromptly() async throws {
+        let link = link
+        try await withService(configuration: configuration()) { service in
+            let started = ContinuousClock.now
+            let ended = LockedValue<[Duration]>([])
+            let group = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<200 {
+                        group.addTask {
+                            _ = try? await service.send(HTTPRequest(url: link.url("/delay/10000")))
+                            let now = ContinuousClock.now
+                            ended.withLock { $0.append(now - started) }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let cancelled = ContinuousClock.now
+            group.cancel()
+            await group.value
+            let slowest = ContinuousClock.now - cancelled
+            #expect(ended.withLock { $0.count } == 200)
+            #expect(slowest < .seconds(1), "the last cancelled task ended \(slowest) after the cancel")
+            link.record("cancel storm, 200 in flight", bytes: 0, retries: 0, since: started, note: "last ended \(slowest.formatted(.units(allowed: [.milliseconds])))")
+        }
+    }
+
+    /// A total timeout fires when configured, not before (jitter must not trip it) and not never.
+    @Test func timeoutsFireAsConfigured() async throws {
+        try await withService(configuration: configuration()) { service in
+            var slow = HTTPRequest(url: link.url("/delay/1000"))
+            slow.timeouts = Timeouts(total: .seconds(5))
+            let ok = try await service.send(slow)
+            #expect(ok.status == 200, "a second's answer fits in five seconds, jitter, loss and a lost SYN or two included")
+
+            var stalled = HTTPRequest(url: link.url("/stall?bytes=100&seconds=20"))
+            stalled.timeouts = Timeouts(total: .milliseconds(1500))
+            let started = ContinuousClock.now
+            await #expect(throws: TransportError.self) { _ = try await service.send(stalled) }
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(1500) && elapsed < .milliseconds(2500), "fired after \(elapsed)")
+            link.record("timeouts", bytes: 0, retries: 0, since: started, note: "1.5 s fired after \(elapsed.formatted(.units(allowed: [.milliseconds])))")
+        }
+    }
+}
+
+/// Counts `.retrying` events from now on.
+final class RetryCounter: Sendable {
+    private let counted: LockedValue<Int>
+    private let task: Task<Void, Never>
+
+    init(_ service: ServiceActor) {
+        let events = service.events
+        let counted = LockedValue(0)
+        self.counted = counted
+        task = Task {
+            for await event in events {
+                if case .retrying = event { counted.withLock { $0 += 1 } }
+            }
+        }
+    }
+
+    /// The retries so far (after letting events already sent arrive).
+    var count: Int {
+        get async {
+            try? await Task.sleep(for: .milliseconds(50))
+            return counted.withLock { $0 }
+        }
+    }
+
+    deinit { task.cancel() }
+}
+
+/// The shaped link the harness built, from its environment.
+struct NetemLink: Sendable {
+    /// `courier serve` on the far side.
+    let server: URL
+    let profile: String
+    /// The near side's device, which `flap` takes down and up.
+    let device: String
+    let uploadBytes: Int
+    let downloadBytes: Int
+    let queries: Int
+    let results: String?
+
+    static let current: NetemLink? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let server = environment["COURIER_NETEM_SERVER"].flatMap(URL.init(string:)),
+              let device = environment["COURIER_NETEM_DEVICE"] else { return nil }
+        func number(_ name: String, _ fallback: Int) -> Int { environment[name].flatMap(Int.init) ?? fallback }
+        return NetemLink(server: server, profile: environment["COURIER_NETEM_PROFILE"] ?? "?", device: device,
+                         uploadBytes: number("COURIER_NETEM_UPLOAD_MIB", 64) << 20,
+                         downloadBytes: number("COURIER_NETEM_DOWNLOAD_MIB", 64) << 20,
+                         queries: number("COURIER_NETEM_QUERIES", 10_000), results: environment["COURIER_NETEM_RESULTS"])
+    }()
+
+    func url(_ path: String) -> URL { URL(string: server.absoluteString + path)! }
+
+    var api: APIDescription { APIDescription(name: "files", version: "v1", rootURL: server, servicePath: "files/v1/") }
+
+    func insert(name: String, upload: UploadParameters) -> Query<GenericObject> {
+        var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
+        query.uploadPath = "/upload/files/v1/files"
+        query.parameters.set("name", name)
+        query.upload = upload
+        return query
+    }
+
+    func media(id: String) -> Query<MediaData> {
+        var query = Query<MediaData>(api: api, name: "files.files.get", path: "/download/files/v1/files/{id}", pathParameters: ["id": id])
+        query.downloadsMedia = true
+        return query
+    }
+
+    /// Requests the far server has started so far (this one included).
+    func serverRequests(_ service: ServiceActor) async throws -> Int {
+        let response = try await service.send(HTTPRequest(url: url("/counters")))
+        let object = try JSONValue(parsing: response.body)
+        return try #require(object["requests"]?.intValue)
+    }
+
+    /// Takes the near side's link down for `duration`, then up again (routes come back with it).
+    func flap(for duration: Duration) async throws {
+        try await ip(["link", "set", "dev", device, "down"])
+        try await Task.sleep(for: duration)
+        try await ip(["link", "set", "dev", device, "up"])
+    }
+
+    private func ip(_ arguments: [String]) async throws {
+        let run = try await runProcess(URL(fileURLWithPath: "/usr/sbin/ip"), arguments, timeout: 10, record: false)
+        guard run.status == 0 else { throw NetemError(message: "ip \(arguments.joined(separator: " ")): \(run.error)") }
+    }
+
+    /// One line of the harness's table: what the scenario moved, retried, and how long it took.
+    func record(_ scenario: String, bytes: Int, retries: Int, since start: ContinuousClock.Instant, note: String = "") {
+        guard let results else { return }
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        let line = "\(profile)\t\(scenario)\t\(bytes)\t\(retries)\t\(String(format: "%.1f", seconds))\t\(note)\n"
+        if let handle = FileHandle(forWritingAtPath: results) {
+            _ = try? handle.seekToEnd()
+            try? handle.write(contentsOf: Data(line.utf8))
+            try? handle.close()
+        }
+    }
+}
+
+struct NetemError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
