@@ -61,6 +61,7 @@ final class CurlMulti {
         // Keep enough idle connections cached to serve the per-host limit across a few hosts.
         courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
         courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        courier_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, limits.maxConcurrentStreamsPerConnection))
     }
 
     #if DEBUG
@@ -267,13 +268,20 @@ public struct ConnectionLimits: Sendable, Hashable {
     public var maxConcurrentTransfersPerHost: Int
     /// Transfers holding a curl handle at once overall.
     public var maxConcurrentTransfers: Int
+    /// HTTP/2 streams Courier opens on one connection, at most; the server's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` lowers it (Google's front ends say 100, nginx 128).
+    /// libcurl's own default is 100, which on a 25 ms link capped one connection at 100 / RTT
+    /// requests per second however many were in flight (Docs/Performance.md, at 25 ms RTT).
+    public var maxConcurrentStreamsPerConnection: Int
 
     public init(maxConnectionsPerHost: Int = 10, maxConnectionsTotal: Int = 0,
-                maxConcurrentTransfersPerHost: Int = 100, maxConcurrentTransfers: Int = 1024) {
+                maxConcurrentTransfersPerHost: Int = 100, maxConcurrentTransfers: Int = 1024,
+                maxConcurrentStreamsPerConnection: Int = 1000) {
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.maxConnectionsTotal = maxConnectionsTotal
         self.maxConcurrentTransfersPerHost = maxConcurrentTransfersPerHost
         self.maxConcurrentTransfers = maxConcurrentTransfers
+        self.maxConcurrentStreamsPerConnection = maxConcurrentStreamsPerConnection
     }
 }
 

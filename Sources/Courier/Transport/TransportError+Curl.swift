@@ -14,8 +14,10 @@ extension TransportError {
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT,
              CURLE_USE_SSL_FAILED:
             code = .tlsFailure
+        // SEND_FAIL_REWIND: the connection broke mid-body and curl, wanting to resend on a new one,
+        // could not rewind a streamed body (a reset during a resumable chunk, found by `make netem`).
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_HTTP3:
+             CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_SEND_FAIL_REWIND:
             code = .connectionLost
         case CURLE_TOO_MANY_REDIRECTS: code = .tooManyRedirects
         case CURLE_FILESIZE_EXCEEDED: code = .bodyTooLarge

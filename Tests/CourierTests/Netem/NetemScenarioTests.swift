@@ -19,8 +19,8 @@ struct NetemScenarioTests {
         return configuration
     }
 
-    /// A resumable upload whose link goes down for two seconds mid-way completes, byte-exact by
-    /// the server's MD5 and CRC32C.
+    /// A resumable upload whose link goes down for two seconds mid-way, and whose connections are
+    /// then reset for a second, completes, byte-exact by the server's MD5 and CRC32C.
     @Test func aResumableUploadCompletesAcrossAFlap() async throws {
         let file = try PatternFile(size: link.uploadBytes, name: "netem-\(UUID())")
         defer { file.remove() }
@@ -35,17 +35,21 @@ struct NetemScenarioTests {
             let flapped = Task {
                 while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.flap(for: .seconds(2))
+                while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 7 / 10 { try await Task.sleep(for: .milliseconds(20)) }
+                try await link.resetConnections(for: .seconds(1))
             }
             let object = try await task.value
             try await flapped.value
+            #expect(await retries.count >= 1, "the reset connection was recovered by a retry")
             #expect(object.json["size"]?.stringValue == String(link.uploadBytes))
             #expect(object.json["md5Hash"]?.stringValue == expected.md5Base64)
             #expect(object.json["crc32c"]?.stringValue == expected.crc32cBase64)
-            link.record("resumable upload, 2 s flap", bytes: link.uploadBytes, retries: await retries.count, since: started)
+            link.record("resumable upload, 2 s flap, 1 s of resets", bytes: link.uploadBytes, retries: await retries.count, since: started)
         }
     }
 
-    /// A download whose link goes down mid-way resumes with Range and ends byte-exact.
+    /// A download whose link goes down mid-way, then whose connection is reset, resumes with
+    /// Range and ends byte-exact.
     @Test func aDownloadResumesAcrossAFlap() async throws {
         let file = try PatternFile(size: link.downloadBytes, name: "netem-\(UUID())")
         defer { file.remove() }
@@ -63,6 +67,8 @@ struct NetemScenarioTests {
             let flapped = Task {
                 while received.withLock({ $0 }) < Int64(link.downloadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.flap(for: .seconds(2))
+                while received.withLock({ $0 }) < Int64(link.downloadBytes) * 7 / 10 { try await Task.sleep(for: .milliseconds(20)) }
+                try await link.resetConnections(for: .seconds(1))
             }
             let options = DownloadOptions(progress: { progress in received.withLock { $0 = progress.bytesWritten } })
             _ = try await service.downloadFile(link.media(id: id), to: target, options: options)
@@ -70,7 +76,7 @@ struct NetemScenarioTests {
             let got = try Checksums.of(file: target)
             #expect(got.byteCount == Int64(link.downloadBytes))
             #expect(got.md5 == expected.md5 && got.crc32c == expected.crc32c, "byte-exact")
-            link.record("download, 2 s flap", bytes: link.downloadBytes, retries: await retries.count, since: started)
+            link.record("download, 2 s flap, 1 s of resets", bytes: link.downloadBytes, retries: await retries.count, since: started)
         }
     }
 
@@ -154,6 +160,47 @@ struct NetemScenarioTests {
     }
 }
 
+extension NetemScenarioTests {
+    /// HTTP/2 through nginx (TLS) on one connection: while one stream is stalled upstream, the
+    /// others on the same connection keep flowing.
+    @Test func http2StreamsFlowWhileOneStalls() async throws {
+        let link = link
+        var configuration = configuration()
+        configuration.httpVersion = .http2
+        configuration.tls.verifyPeer = false
+        configuration.limits.maxConnectionsPerHost = 1
+        try await withService(configuration: configuration) { service in
+            let first = try await service.send(HTTPRequest(url: link.tls("/json/1024")))
+            #expect(first.status == 200 && first.body.count == 1024)
+            let stalledEnded = LockedValue(false)
+            let stalled = Task {
+                _ = try? await service.send(HTTPRequest(url: link.tls("/stall?bytes=1000&seconds=30")))
+                stalledEnded.withLock { $0 = true }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let started = ContinuousClock.now
+            let bytes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 {
+                    group.addTask {
+                        let response = try await service.send(HTTPRequest(url: link.tls("/json/1024")))
+                        guard response.status == 200 else { throw NetemError(message: "status \(response.status)") }
+                        return response.body.count
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(bytes == 100 * 1024)
+            #expect(!stalledEnded.withLock { $0 }, "the stalled stream is still stalled: the others went past it")
+            #expect(elapsed < .seconds(10), "100 streams took \(elapsed) beside a stalled one")
+            stalled.cancel()
+            await stalled.value
+            link.record("HTTP/2: 100 streams beside a stalled one", bytes: bytes, retries: 0, since: started,
+                        note: "\(elapsed.formatted(.units(allowed: [.milliseconds])))")
+        }
+    }
+}
+
 /// Counts `.retrying` events from now on.
 final class RetryCounter: Sendable {
     private let counted: LockedValue<Int>
@@ -185,9 +232,13 @@ final class RetryCounter: Sendable {
 struct NetemLink: Sendable {
     /// `courier serve` on the far side.
     let server: URL
+    /// nginx on the far side: TLS and HTTP/2, proxying to `server` (static `/json/1024`).
+    let tlsServer: URL
     let profile: String
     /// The near side's device, which `flap` takes down and up.
     let device: String
+    /// The far side's namespace, where `resetConnections` adds its rule.
+    let farNamespace: String
     let uploadBytes: Int
     let downloadBytes: Int
     let queries: Int
@@ -196,15 +247,19 @@ struct NetemLink: Sendable {
     static let current: NetemLink? = {
         let environment = ProcessInfo.processInfo.environment
         guard let server = environment["COURIER_NETEM_SERVER"].flatMap(URL.init(string:)),
-              let device = environment["COURIER_NETEM_DEVICE"] else { return nil }
+              let tlsServer = environment["COURIER_NETEM_TLS"].flatMap(URL.init(string:)),
+              let device = environment["COURIER_NETEM_DEVICE"],
+              let farNamespace = environment["COURIER_NETEM_FAR_NAMESPACE"] else { return nil }
         func number(_ name: String, _ fallback: Int) -> Int { environment[name].flatMap(Int.init) ?? fallback }
-        return NetemLink(server: server, profile: environment["COURIER_NETEM_PROFILE"] ?? "?", device: device,
+        return NetemLink(server: server, tlsServer: tlsServer, profile: environment["COURIER_NETEM_PROFILE"] ?? "?", device: device,
+                         farNamespace: farNamespace,
                          uploadBytes: number("COURIER_NETEM_UPLOAD_MIB", 64) << 20,
                          downloadBytes: number("COURIER_NETEM_DOWNLOAD_MIB", 64) << 20,
                          queries: number("COURIER_NETEM_QUERIES", 10_000), results: environment["COURIER_NETEM_RESULTS"])
     }()
 
     func url(_ path: String) -> URL { URL(string: server.absoluteString + path)! }
+    func tls(_ path: String) -> URL { URL(string: tlsServer.absoluteString + path)! }
 
     var api: APIDescription { APIDescription(name: "files", version: "v1", rootURL: server, servicePath: "files/v1/") }
 
@@ -234,6 +289,19 @@ struct NetemLink: Sendable {
         try await ip(["link", "set", "dev", device, "down"])
         try await Task.sleep(for: duration)
         try await ip(["link", "set", "dev", device, "up"])
+    }
+
+    /// For `duration`, the far side answers every packet to `courier serve` with a TCP reset
+    /// (nftables there), as a middlebox that drops connections would.
+    func resetConnections(for duration: Duration) async throws {
+        let port = server.port ?? 80
+        for command in ["add table inet courier_resets",
+                        "add chain inet courier_resets in { type filter hook input priority 0 ; policy accept ; }",
+                        "add rule inet courier_resets in tcp dport \(port) reject with tcp reset"] {
+            try await ip(["netns", "exec", farNamespace, "nft", command])
+        }
+        try await Task.sleep(for: duration)
+        try await ip(["netns", "exec", farNamespace, "nft", "delete table inet courier_resets"])
     }
 
     private func ip(_ arguments: [String]) async throws {
