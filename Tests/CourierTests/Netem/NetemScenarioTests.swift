@@ -261,21 +261,9 @@ struct NetemLink: Sendable {
     func url(_ path: String) -> URL { URL(string: server.absoluteString + path)! }
     func tls(_ path: String) -> URL { URL(string: tlsServer.absoluteString + path)! }
 
-    var api: APIDescription { APIDescription(name: "files", version: "v1", rootURL: server, servicePath: "files/v1/") }
+    func insert(name: String, upload: UploadParameters) -> Query<GenericObject> { Files.insert(server, name: name, upload: upload) }
 
-    func insert(name: String, upload: UploadParameters) -> Query<GenericObject> {
-        var query = Query<GenericObject>(api: api, name: "files.files.insert", method: .post, path: "files")
-        query.uploadPath = "/upload/files/v1/files"
-        query.parameters.set("name", name)
-        query.upload = upload
-        return query
-    }
-
-    func media(id: String) -> Query<MediaData> {
-        var query = Query<MediaData>(api: api, name: "files.files.get", path: "/download/files/v1/files/{id}", pathParameters: ["id": id])
-        query.downloadsMedia = true
-        return query
-    }
+    func media(id: String) -> Query<MediaData> { Files.media(server, id: id) }
 
     /// Requests the far server has started so far (this one included).
     func serverRequests(_ service: ServiceActor) async throws -> Int {

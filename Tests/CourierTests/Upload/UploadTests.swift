@@ -9,14 +9,22 @@ import Synchronization
 import Testing
 
 enum Files {
-    static func api(_ server: TestServer) -> APIDescription {
-        APIDescription(name: "files", version: "v1", rootURL: server.baseURL, servicePath: "files/v1/")
+    static func api(_ server: TestServer) -> APIDescription { api(server.baseURL) }
+
+    /// The test server's Files API at `root` (a server in this process, or `courier serve` elsewhere).
+    static func api(_ root: URL) -> APIDescription {
+        APIDescription(name: "files", version: "v1", rootURL: root, servicePath: "files/v1/")
     }
 
     /// files.insert with media, as a generated client would build it.
     static func insert(_ server: TestServer, name: String, upload: UploadParameters, faults: [String: String] = [:],
                        metadata: JSONObject? = nil) -> Query<GenericObject> {
-        var query = Query<GenericObject>(api: api(server), name: "files.files.insert", method: .post, path: "files")
+        insert(server.baseURL, name: name, upload: upload, faults: faults, metadata: metadata)
+    }
+
+    static func insert(_ root: URL, name: String, upload: UploadParameters, faults: [String: String] = [:],
+                       metadata: JSONObject? = nil) -> Query<GenericObject> {
+        var query = Query<GenericObject>(api: api(root), name: "files.files.insert", method: .post, path: "files")
         query.uploadPath = "/upload/files/v1/files"
         query.parameters.set("name", name)
         for (key, value) in faults.sorted(by: { $0.key < $1.key }) { query.parameters.set(key, value) }
@@ -25,8 +33,10 @@ enum Files {
         return query
     }
 
-    static func media(_ server: TestServer, id: String) -> Query<MediaData> {
-        var query = Query<MediaData>(api: api(server), name: "files.files.get", path: "/download/files/v1/files/{id}",
+    static func media(_ server: TestServer, id: String) -> Query<MediaData> { media(server.baseURL, id: id) }
+
+    static func media(_ root: URL, id: String) -> Query<MediaData> {
+        var query = Query<MediaData>(api: api(root), name: "files.files.get", path: "/download/files/v1/files/{id}",
                                      pathParameters: ["id": id])
         query.downloadsMedia = true
         return query
