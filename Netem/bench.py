@@ -9,6 +9,7 @@ multi and AsyncHTTPClient, medians of BENCH_ROUNDS runs of BENCH_SECONDS; then a
 link concurrency, connection reuse and flow-control windows decide throughput, not CPU per
 request. Prints a Markdown table.
 """
+import json
 import os
 import statistics
 import subprocess
@@ -35,6 +36,21 @@ def median(measure):
     return tuple(statistics.median(r[i] for r in runs) for i in range(3)) if runs else None
 
 
+def courier_load(protocol):
+    """The `courier` CLI itself: on HTTP/2 with one connection, as the other clients."""
+    url = bench.PROTOCOLS[protocol][0]
+    flags = ["--http2", "-k", "--connections", "1"] if protocol == "h2" else []
+
+    def measure():
+        out, cpu, rss = bench.run_measured([bench.COURIER, "load", url, "-c", str(IN_FLIGHT), "-d", f"{bench.SECONDS:.0f}s",
+                                            "--json", *flags])
+        result = json.loads(out)
+        if result["errors"]:
+            raise RuntimeError(f"courier load saw errors: {result['statusCodes']} {result['errorKinds']}")
+        return result["requestsPerSecond"], cpu / result["requests"] * 1e6, rss
+    return measure
+
+
 rows = []
 ONLY = os.environ.get("NETEM_BENCH_ONLY", "")  # "h2", "http" or "transfers": one part alone
 for protocol, label in (("http", "HTTP/1.1, a connection per request"), ("h2", "HTTP/2 over TLS, one connection")):
@@ -42,7 +58,8 @@ for protocol, label in (("http", "HTTP/1.1, a connection per request"), ("h2", "
         continue
     cases = [("C libcurl multi", bench.c_client(IN_FLIGHT, protocol)),
              ("Courier", bench.bench_client("courier", IN_FLIGHT, protocol=protocol)),
-             ("AsyncHTTPClient", bench.bench_client("ahc", IN_FLIGHT, protocol=protocol))]
+             ("AsyncHTTPClient", bench.bench_client("ahc", IN_FLIGHT, protocol=protocol)),
+             ("courier load", courier_load(protocol))]
     results = {}
     for name, measure in cases:
         bench.log(f"netem bench: {name}, {IN_FLIGHT} in flight, {label}")
