@@ -30,6 +30,10 @@ fail() { echo "netem: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces, TUN devices, tc, nftables)"
 for tool in ip tc nft ping gcc python3 nginx openssl curl; do command -v $tool >/dev/null || fail "$tool is missing (make netem installs iproute2 nftables iputils-ping)"; done
 [ -c /dev/net/tun ] || fail "/dev/net/tun is missing: this machine cannot make TUN devices"
+# Namespaces left by a run that was killed outright (SIGKILL skips the traps): its PID is gone.
+for stale in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^courier-[cs][0-9]+$' || true); do
+    kill -0 "${stale#courier-?}" 2>/dev/null || ip netns del "$stale" 2>/dev/null || true
+done
 probe="courier-probe-$$"
 ip netns add "$probe" 2>/dev/null || fail "cannot create a network namespace here (ip netns add failed): no netem scenarios can run"
 ip netns del "$probe"
