@@ -108,18 +108,11 @@ public struct LoadRunCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        _ = try makeOptions(checking: true)
+        let options = try makeOptions(checking: true)
         _ = try parsedThresholds()
         guard ["loop", "default"].contains(executor) else { throw ValidationError("--executor: loop or default") }
-        try ResultOutput.validate(outputs: output)
+        try ResultOutput.validate(outputs: output, shard: options.shard)
         _ = try startTime()
-        if let shard = try makeOptions(checking: true).shard {
-            for output in output {
-                if let location = StorageLocation(output), location.namesOneObject {
-                    throw ValidationError("--output \(output): shard \(shard) writes to a gs:// folder (end it with /), not one object")
-                }
-            }
-        }
     }
 
     public func run() async throws {

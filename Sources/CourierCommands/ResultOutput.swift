@@ -46,10 +46,12 @@ enum ResultOutput {
         if result.thresholds.contains(where: { !$0.passed }) { throw thresholdsFailed }
     }
 
-    /// Checks `--output` values before a run, so a typo fails in a second, not after the load.
-    static func validate(outputs: [String]) throws {
+    /// Checks `--output` values before a run, so a typo fails in a second, not after the load:
+    /// each `gs://` must read, and name an object this run (or shard) may write.
+    static func validate(outputs: [String], shard: LoadShard? = nil) throws {
         for output in outputs where output.hasPrefix("gs:") {
-            guard StorageLocation(output) != nil else { throw ValidationError("--output \(output): expected gs://bucket/folder/") }
+            guard let location = StorageLocation(output) else { throw ValidationError("--output \(output): expected gs://bucket/folder/") }
+            do { _ = try location.objectName(for: shard) } catch { throw ValidationError("--output: \(error)") }
         }
     }
 }
