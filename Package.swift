@@ -153,14 +153,42 @@ let package = Package(
         ),
         // The test process's own set-up, before main: SIGPIPE ignored (Tests/CTestProcess/process.c).
         .target(name: "CTestProcess", path: "Tests/CTestProcess"),
+        // Shared by every test target: server-and-service helpers, the suite's log, leak checks,
+        // hand-written test models and the repository's paths. CTestProcess sets the test
+        // process up (SIGPIPE ignored) whichever target's tests run.
+        .target(
+            name: "CourierTestSupport",
+            dependencies: ["CTestProcess", "Courier", "CourierSync", "CourierTestServer",
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Subprocess", package: "swift-subprocess"),
+                           .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/CourierTestSupport"
+        ),
+        // One test target per product module; inside CourierTests, folders mirror Sources/Courier.
         .testTarget(
             name: "CourierTests",
-            dependencies: ["CTestProcess", "Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierLoad", "CourierCommands", "CourierCLI",
-                           "CourierGenerator", "GoogleStorage", "GoogleTasks", "GoldenNotes", "PluginStorage", "CourierSync",
+            dependencies: ["CourierTestSupport", "Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierSync",
                            .product(name: "MetricsTestKit", package: "swift-metrics"),
                            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(
+            name: "CourierLoadTests",
+            dependencies: ["CourierTestSupport", "Courier", "CourierLoad", "CourierCommands", "CourierCLI", "CourierTestServer",
+                           "GoogleStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "CourierGeneratorTests",
+            dependencies: ["CourierTestSupport", "Courier", "CourierGenerator", "GoldenNotes", "PluginStorage"]
+        ),
+        .testTarget(
+            name: "GoogleClientTests",
+            dependencies: ["CourierTestSupport", "Courier", "CourierTestServer", "GoogleStorage", "GoogleTasks", "GoldenNotes"]
+        ),
+        .testTarget(
+            name: "CourierTestServerTests",
+            dependencies: ["CourierTestSupport", "CTestProcess", "Courier", "CourierTestServer"]
         ),
     ],
     swiftLanguageModes: [.v6]

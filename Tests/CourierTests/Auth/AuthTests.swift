@@ -5,6 +5,7 @@ import CourierTesting
 import Foundation
 import Logging
 import Synchronization
+import CourierTestSupport
 import Testing
 
 /// A wall clock tests can move forward.
@@ -54,7 +55,7 @@ enum AuthFixtures {
             defer { try? FileManager.default.removeItem(at: account.file) }
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.authorizer = try ServiceAccountAuthorizer(keyFile: account.file, scopes: ["notes.read", "notes.write"])
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let note = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 #expect(note.id == "note-0001")
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
@@ -97,7 +98,7 @@ enum AuthFixtures {
             let authorizer = try AuthFixtures.refreshAuthorizer(server, now: clock)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.authorizer = authorizer
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 #expect(server.tokens.refreshCount == 1)
                 clock.advance(by: 7200) // the cached token is now past its expiry
@@ -119,7 +120,7 @@ enum AuthFixtures {
                                          refreshToken: AuthFixtures.refreshToken)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.authorizer = try AuthFixtures.refreshAuthorizer(server)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 let before = server.counters.requests
                 server.tokens.expireAllTokens() // revoked on the server while the client still trusts it
@@ -153,7 +154,7 @@ enum AuthFixtures {
             let good = try AuthFixtures.refreshAuthorizer(server)
             var once = ServiceActor.Configuration.suite()
             once.retry = .disabled
-            try await withService(configuration: once) { service async throws in
+            try await withCheckedService(configuration: once) { service async throws in
                 server.tokens.failNext(.serverError)
                 let serverError = await #expect(throws: AuthError.self) { try await good.currentToken(through: service) }
                 #expect(serverError == .tokenEndpoint)
@@ -164,7 +165,7 @@ enum AuthFixtures {
             }
             var retrying = ServiceActor.Configuration.suite()
             retrying.retry = RetryPolicy(maxRetries: 2, initialDelay: 0.01...0.02)
-            try await withService(configuration: retrying) { service async throws in
+            try await withCheckedService(configuration: retrying) { service async throws in
                 let fresh = try AuthFixtures.refreshAuthorizer(server)
                 server.tokens.failNext(.serverError)
                 let grantsBefore = server.tokens.requestCount
@@ -197,7 +198,7 @@ enum AuthFixtures {
                                          refreshToken: AuthFixtures.refreshToken)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.authorizer = try AuthFixtures.refreshAuthorizer(server, refreshToken: "UNKNOWN")
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 await #expect(throws: AuthError.invalidGrant) { try await service.execute(AuthFixtures.protectedNote("x")) }
             }
         }
@@ -287,7 +288,7 @@ enum AuthFixtures {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.authorizer = BearerTokenAuthorizer(token: "s3kr1t")
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 var query = Query<GenericObject>(api: TestAPIs.notes, name: "redirect", path: "/redirect-to")
                 query.parameters.set("url", "http://localhost:\(server.baseURL.port!)/echo")
                 let echo = try await service.execute(query)
@@ -327,7 +328,7 @@ enum AuthFixtures {
             for authorizer in [user, robot] {
                 var configuration = ServiceActor.Configuration.testing(server.baseURL)
                 configuration.authorizer = authorizer
-                try await withService(configuration: configuration) { service in
+                try await withCheckedService(configuration: configuration) { service in
                     let note = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                     #expect(note.id == "note-0001")
                 }
@@ -365,7 +366,7 @@ enum AuthFixtures {
                 configuration.logger = Logger(label: "secrets", factory: capture.handler)
                 configuration.httpLog = HTTPLogOptions(directory: logDirectory)
                 configuration.authorizer = CombinedAuthorizer(APIKeyAuthorizer(key: "API-KEY-s3kr1t-42"), authorizer)
-                try await withService(configuration: configuration) { service in
+                try await withCheckedService(configuration: configuration) { service in
                     _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                     server.tokens.expireAllTokens()
                     _ = try await service.execute(AuthFixtures.protectedNote("note-0001")) // 401, refresh, retry

@@ -2,6 +2,7 @@
 import CourierTestServer
 import CourierTesting
 import Foundation
+import CourierTestSupport
 import Testing
 
 /// Every Google credential type end to end against the test server's fakes (metadata server,
@@ -13,7 +14,7 @@ import Testing
                                      _ body: (ServiceActor) async throws -> T) async throws -> T {
         var configuration = ServiceActor.Configuration.testing(server.baseURL)
         configuration.authorizer = authorizer
-        return try await withService(configuration: configuration, body)
+        return try await withCheckedService(configuration: configuration, body)
     }
 
     /// A folder that stands for an empty home: no gcloud credentials in it.

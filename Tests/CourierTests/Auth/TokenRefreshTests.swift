@@ -2,6 +2,7 @@
 import CourierSync
 import CourierTestServer
 import Foundation
+import CourierTestSupport
 import Testing
 
 /// Tokens are renewed in the background before they expire: steady-state queries never wait.
@@ -19,7 +20,7 @@ import Testing
             configuration.authorizer = try OAuth2RefreshTokenAuthorizer(
                 clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
                 scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001")) // the first token: a wait
                 let waits = LockedValue(0)
                 let refreshes = LockedValue<[(background: Bool, failed: Bool)]>([])
@@ -66,7 +67,7 @@ import Testing
             configuration.authorizer = try OAuth2RefreshTokenAuthorizer(
                 clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
                 scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 let failures = LockedValue<[String]>([])
                 let events = service.events

@@ -4,6 +4,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import MetricsTestKit
+import CourierTestSupport
 import Testing
 
 /// The ETag cache and coalescing of identical GETs, against the test server's notes API (ETag
@@ -37,7 +38,7 @@ import Testing
             server.notes.seed(count: 1)
             let watcher = Watcher()
             let metrics = TestMetrics()
-            try await withService(configuration: Self.configuration(server, watcher, metrics: metrics)) { service in
+            try await withCheckedService(configuration: Self.configuration(server, watcher, metrics: metrics)) { service in
                 let first = try await service.execute(Notes.get("note-0001"))
                 let second = try await service.execute(Notes.get("note-0001"))
                 #expect(watcher.conditional == 1, "the second GET did not revalidate")
@@ -57,7 +58,7 @@ import Testing
             server.notes.seed(count: 1)
             let watcher = Watcher()
             let metrics = TestMetrics()
-            try await withService(configuration: Self.configuration(server, watcher, metrics: metrics)) { service in
+            try await withCheckedService(configuration: Self.configuration(server, watcher, metrics: metrics)) { service in
                 _ = try await service.execute(Notes.get("note-0001"))
                 _ = try await service.execute(Notes.patch(id: "note-0001", Note(json: ["title": "changed"])))
                 let afterWrite = try await service.execute(Notes.get("note-0001"))
@@ -66,7 +67,7 @@ import Testing
                 // Changed behind the cache's back (another client): the ETag no longer matches.
                 var other = ServiceActor.Configuration.testing(server.baseURL)
                 other.retry = .disabled
-                try await withService(configuration: other) { writer in
+                try await withCheckedService(configuration: other) { writer in
                     _ = try await writer.execute(Notes.patch(id: "note-0001", Note(json: ["title": "elsewhere"])))
                 }
                 let fresh = try await service.execute(Notes.get("note-0001"))
@@ -84,7 +85,7 @@ import Testing
             server.notes.seed(count: 1)
             let watcher = Watcher(fault: "slow-2000")
             let metrics = TestMetrics()
-            try await withService(configuration: Self.configuration(server, watcher, metrics: metrics)) { service in
+            try await withCheckedService(configuration: Self.configuration(server, watcher, metrics: metrics)) { service in
                 let before = server.counters.requests
                 let ids = try await withThrowingTaskGroup(of: String?.self) { group in
                     for _ in 0..<1_000 { group.addTask { try await service.execute(Notes.get("note-0001")).id } }
@@ -102,7 +103,7 @@ import Testing
         try await withTestServer { server in
             server.notes.seed(count: 1)
             let watcher = Watcher(fault: "slow-500")
-            try await withService(configuration: Self.configuration(server, watcher)) { service in
+            try await withCheckedService(configuration: Self.configuration(server, watcher)) { service in
                 let before = server.counters.requests
                 var alone = Notes.get("note-0001")
                 alone.execution.coalesced = false
@@ -122,7 +123,7 @@ import Testing
         try await withTestServer { server in
             server.notes.seed(count: 1)
             let watcher = Watcher(fault: "slow-1500")
-            try await withService(configuration: Self.configuration(server, watcher)) { service in
+            try await withCheckedService(configuration: Self.configuration(server, watcher)) { service in
                 let leaving = Task { try await service.execute(Notes.get("note-0001")) }
                 let staying = Task { try await service.execute(Notes.get("note-0001")) }
                 #expect(await eventually { server.counters.inFlight == 1 })

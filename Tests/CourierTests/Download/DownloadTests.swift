@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 import Subprocess
 import Synchronization
+import CourierTestSupport
 import Testing
 
 @Suite struct DownloadTests {
@@ -13,7 +14,7 @@ import Testing
         try await withTestServer { server in
             let contents = Data(TestPattern.bytes(count: size))
             try server.files.store(name: "download.bin", contents: contents)
-            return try await withService(configuration: .testing(server.baseURL)) { service in
+            return try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let listing = try await service.send(HTTPRequest(url: server.url("/files/v1/files/file-1")))
                 #expect(listing.status == 200)
                 return try await body(server, service, "file-1", contents)
@@ -93,7 +94,7 @@ import Testing
             try server.files.store(name: "big", contents: Data(count: 2_000_000))
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.maxResponseBodySize = 1_000_000
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 await #expect(throws: TransportError.bodyTooLarge) { try await service.execute(Files.media(server, id: "file-1")) }
             }
         }

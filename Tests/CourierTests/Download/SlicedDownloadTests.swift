@@ -3,6 +3,7 @@ import CourierTestServer
 import CourierSync
 import CourierTesting
 import Foundation
+import CourierTestSupport
 import Testing
 
 /// Large objects as concurrent Range slices into one file, verified by combining the slices'
@@ -19,7 +20,7 @@ import Testing
             try server.files.store(name: "big.bin", contents: contents)
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: VirtualClock())
             configuration.retry = RetryPolicy(initialDelay: 1...1)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 var media = Files.media(server, id: "file-1")
                 for (key, value) in faults.sorted(by: { $0.key < $1.key }) { media.parameters.set(key, value) }
                 let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-sliced-\(UUID())")

@@ -2,6 +2,7 @@
 import CourierTestServer
 import Foundation
 import CourierSync
+import CourierTestSupport
 import Testing
 
 /// Scenarios across a shaped link between two network namespaces: latency with jitter, loss,
@@ -26,7 +27,7 @@ struct NetemScenarioTests {
         defer { file.remove() }
         let expected = try Checksums.of(file: file.url)
         let started = ContinuousClock.now
-        try await withService(configuration: configuration()) { service in
+        try await withCheckedService(configuration: configuration()) { service in
             let retries = RetryCounter(service)
             var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
             parameters.chunkSize = 8 << 20
@@ -56,7 +57,7 @@ struct NetemScenarioTests {
         let expected = try Checksums.of(file: file.url)
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-netem-\(UUID()).bin")
         defer { try? FileManager.default.removeItem(at: target) }
-        try await withService(configuration: configuration()) { service in
+        try await withCheckedService(configuration: configuration()) { service in
             let stored = try await service.execute(link.insert(name: "download-\(UUID()).bin",
                                                                upload: UploadParameters(file: file.url, mimeType: "application/octet-stream")))
             let id = try #require(stored.json["id"]?.stringValue)
@@ -85,7 +86,7 @@ struct NetemScenarioTests {
     @Test func manyQueriesFinishWithEveryRetryAccountedFor() async throws {
         let queries = link.queries
         let link = link
-        try await withService(configuration: configuration()) { service in
+        try await withCheckedService(configuration: configuration()) { service in
             let before = try await link.serverRequests(service)
             let retries = RetryCounter(service)
             let started = ContinuousClock.now
@@ -116,7 +117,7 @@ struct NetemScenarioTests {
     /// Cancelling 200 requests in flight ends every one of them promptly, on any link.
     @Test func aCancelStormEndsEveryTaskPromptly() async throws {
         let link = link
-        try await withService(configuration: configuration()) { service in
+        try await withCheckedService(configuration: configuration()) { service in
             let started = ContinuousClock.now
             let ended = LockedValue<[Duration]>([])
             let group = Task {
@@ -143,7 +144,7 @@ struct NetemScenarioTests {
 
     /// A total timeout fires when configured, not before (jitter must not trip it) and not never.
     @Test func timeoutsFireAsConfigured() async throws {
-        try await withService(configuration: configuration()) { service in
+        try await withCheckedService(configuration: configuration()) { service in
             var slow = HTTPRequest(url: link.url("/delay/1000"))
             slow.timeouts = Timeouts(total: .seconds(5))
             let ok = try await service.send(slow)
@@ -169,7 +170,7 @@ extension NetemScenarioTests {
         configuration.httpVersion = .http2
         configuration.tls.verifyPeer = false
         configuration.limits.maxConnectionsPerHost = 1
-        try await withService(configuration: configuration) { service in
+        try await withCheckedService(configuration: configuration) { service in
             let first = try await service.send(HTTPRequest(url: link.tls("/json/1024")))
             #expect(first.status == 200 && first.body.count == 1024)
             let stalledEnded = LockedValue(false)

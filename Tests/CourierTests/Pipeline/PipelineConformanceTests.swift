@@ -6,6 +6,7 @@ import Foundation
 import InMemoryTracing
 import MetricsTestKit
 import Synchronization
+import CourierTestSupport
 import Testing
 import Tracing
 
@@ -139,7 +140,7 @@ import Tracing
         server.notes.seed(count: 3)
         var clean = ServiceActor.Configuration.testing(server.baseURL)
         clean.retry = .disabled
-        return try await withService(configuration: clean) { service in
+        return try await withCheckedService(configuration: clean) { service in
             let parameters = UploadParameters(data: fileBytes, mimeType: "application/octet-stream", uploadProtocol: .media)
             let stored = try await service.execute(Files.insert(server, name: "conformance", upload: parameters))
             return try #require(stored.json["id"]?.stringValue)
@@ -154,7 +155,7 @@ import Tracing
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.retry = quickRetry
             configure(&configuration, server)
-            return try await withService(configuration: configuration) { service in
+            return try await withCheckedService(configuration: configuration) { service in
                 let result = try await body(server, service, fileID)
                 await expectNoLeaks(service)
                 return result
@@ -172,7 +173,7 @@ import Tracing
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.testHandler = mock.handler
             configuration.authorizer = BearerTokenAuthorizer(token: "mock-s3kr1t-token")
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 try await Self.perform(operation, service: service, server: server, fileID: "f1", requestID: "mock-\(operation)",
                                        mocked: true)
                 #expect(await service.stats.easyHandles == 0, "a transfer was made")

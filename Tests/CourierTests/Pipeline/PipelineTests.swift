@@ -4,6 +4,7 @@ import CourierTesting
 import Foundation
 import FoundationNetworking
 import Synchronization
+import CourierTestSupport
 import Testing
 
 /// The pipeline's rules one at a time, where the conformance matrix has no column for them.
@@ -77,7 +78,7 @@ import Testing
         let clock = VirtualClock()
         var configuration = ServiceActor.Configuration.suite()
         configuration.clock = clock
-        try await withService(configuration: configuration) { service in
+        try await withCheckedService(configuration: configuration) { service in
             let post = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(unusedPort())/orders")!, body: .data(Data("{}".utf8)))
             let error = await #expect(throws: TransportError.self) {
                 try await service.send(post, options: RequestOptions(retry: RetryPolicy(maxRetries: 2, initialDelay: 1...1)))
@@ -106,7 +107,7 @@ import Testing
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
             configuration.authorizer = FaultInjector("403x1")
-            try await withService(configuration: configuration) { limited in
+            try await withCheckedService(configuration: configuration) { limited in
                 let note = try await limited.execute(Notes.get("note-0001"))
                 #expect(note.id == "note-0001")
                 #expect(clock.sleeps.count == 1)
@@ -119,7 +120,7 @@ import Testing
         let mock = MockTransport()
         var configuration = ServiceActor.Configuration.suite()
         configuration.testHandler = mock.handler
-        try await withService(configuration: configuration) { service in
+        try await withCheckedService(configuration: configuration) { service in
             var twin = Notes.get("a")
             let original = twin
             twin.requestID = original.requestID
@@ -137,7 +138,7 @@ import Testing
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.02)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let events = service.events
                 let flaky = Notes.flaky("batch-\(UUID())", failures: 2)
                 let steady = Notes.get("note-0001")
@@ -188,7 +189,7 @@ import Testing
         configuration.testHandler = mock.handler
         configuration.authorizer = try OAuth2RefreshTokenAuthorizer(clientID: "c", clientSecret: "s3kr1t-secret", refreshToken: "r-s3kr1t",
                                                                     tokenURL: URL(string: "http://127.0.0.1:9/token")!)
-        try await withService(configuration: configuration) { service in
+        try await withCheckedService(configuration: configuration) { service in
             let note = try await service.execute(Notes.get("n1"))
             #expect(note.json["auth"] == "Bearer ya29.s3kr1t-mocked")
             #expect(mock.requests.map(\.url.path) == ["/token", "/notes/v1/notes/n1"])
@@ -201,7 +202,7 @@ import Testing
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.authorizer = APIKeyAuthorizer(key: "k-s3kr1t")
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let request = try await service.request(for: Notes.get("note-0001"))
                 #expect(request.url.path == "/notes/v1/notes/note-0001")
                 #expect(request.url.query?.contains("key=k-s3kr1t") == true)

@@ -4,6 +4,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import MetricsTestKit
+import CourierTestSupport
 import Testing
 
 /// Circuit breakers: the pure state machine, then a host that fails and recovers.
@@ -62,7 +63,7 @@ import Testing
             configuration.retry = .disabled
             configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 3, openDuration: .seconds(10))
             configuration.metricsFactory = metrics
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let events = service.events
                 let host = RequestPipeline.hostKey(server.baseURL)
                 for _ in 0..<3 {
@@ -102,7 +103,7 @@ import Testing
         for guards in [false, true] {
             var configuration = ServiceActor.Configuration()
             configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 2, guardsRawRequests: guards)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 for _ in 0..<2 {
                     await #expect(throws: TransportError.self) { try await service.send(HTTPRequest(url: closed)) }
                 }

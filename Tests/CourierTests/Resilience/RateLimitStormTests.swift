@@ -3,6 +3,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import MetricsTestKit
+import CourierTestSupport
 import Testing
 
 /// The 429 storm, a bound over real time: `make test` runs it alone, after the rest
@@ -21,7 +22,7 @@ import Testing
             configuration.authorizer = injector
             configuration.rateLimits = RateLimits(.perSecond(250))
             configuration.metricsFactory = metrics
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let events = service.events
                 let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
                     for _ in 0..<400 {

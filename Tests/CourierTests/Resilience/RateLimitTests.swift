@@ -4,6 +4,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import MetricsTestKit
+import CourierTestSupport
 import Testing
 
 /// Rate limits: the pure adaptive bucket, then the limiter against the test server's quota.
@@ -87,7 +88,7 @@ import Testing
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(Notes.get("note-0001")) // the one token
                 let before = server.counters.requests
                 let waiting = Task { try await service.execute(Notes.get("note-0001")) }
@@ -108,7 +109,7 @@ import Testing
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(Notes.get("note-0001"))
                 let waiting = Task { try await service.execute(Notes.get("note-0001")) }
                 #expect(await eventually { service.rateLimitStatus().first?.queued == 1 })

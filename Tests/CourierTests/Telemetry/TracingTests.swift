@@ -3,6 +3,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import InMemoryTracing
+import CourierTestSupport
 import Testing
 import Tracing
 
@@ -55,7 +56,7 @@ extension FinishedInMemorySpan {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: VirtualClock())
             configuration.tracer = tracer
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let query = Notes.flaky("traced-\(UUID())", failures: 1)
                 _ = try await tracer.withSpan("caller") { _ in try await service.execute(query) }
                 let spans = tracer.finished
@@ -86,7 +87,7 @@ extension FinishedInMemorySpan {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.tracer = tracer
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let response = try await service.send(HTTPRequest(url: server.url("/echo")))
                 let echo = try JSONValue(parsing: response.body)
                 let headers = echo.objectValue?["headers"]?.arrayValue ?? []
@@ -111,7 +112,7 @@ extension FinishedInMemorySpan {
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.tracer = tracer
             configuration.retry = .disabled
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 await #expect(throws: APIError.self) { try await service.execute(Notes.get("no-such-note")) }
                 let operation = try #require(tracer.finished.first { $0.operationName == "notes.notes.get" })
                 #expect(operation.status?.code == .error)

@@ -4,6 +4,7 @@ import CourierTestServer
 import CourierTesting
 import Foundation
 import Subprocess
+import CourierTestSupport
 import Testing
 
 /// Uploads of unknown length: chunks say `bytes a-b/*` until the stream ends, the last names
@@ -29,7 +30,7 @@ import Testing
 
     @Test func aStreamOfUnknownLengthNamesItsTotalOnlyInTheLastChunk() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let count = 700_000 // two whole chunks and a short one
                 let task = service.upload(Files.insert(server, name: "stream.bin", upload: streamed(count)))
                 let object = try await task.value
@@ -47,7 +48,7 @@ import Testing
 
     @Test func aStreamEndingOnAChunkBoundaryStillNamesItsTotalInTheLastChunk() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let count = 2 * (256 << 10)
                 // The last piece waits until the first chunk has arrived, so the first is sent not knowing the end.
                 let stream = AsyncStream<Data> { continuation in
@@ -72,7 +73,7 @@ import Testing
 
     @Test func anEmptyStreamAndPartialAcknowledgements() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let empty = try await service.execute(Files.insert(server, name: "empty.bin", upload: streamed(0)))
                 #expect(empty.json["size"] == "0")
                 // The server keeps only 100,000 bytes of each chunk: the rest comes from the buffer again.
@@ -89,7 +90,7 @@ import Testing
             let clock = VirtualClock()
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
             configuration.retry = RetryPolicy(initialDelay: 1...1)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 let object = try await service.execute(Files.insert(server, name: "retry.bin", upload: streamed(900_000),
                                                                     faults: ["fail": "2:503"]))
                 #expect(object.json["size"] == "900000")
@@ -101,7 +102,7 @@ import Testing
 
     @Test func aVanishedSessionCannotRestartAStreamAlreadyPartlySent() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let upload = Files.insert(server, name: "gone.bin", upload: streamed(900_000), faults: ["expire": "2"])
                 await #expect(throws: UploadError.sessionExpired) { _ = try await service.execute(upload) }
             }
@@ -110,7 +111,7 @@ import Testing
 
     @Test func theMethodsMaximumSizeIsCheckedAsTheStreamIsRead() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 var upload = Files.insert(server, name: "big.bin", upload: streamed(900_000))
                 upload.mediaUploadLimits = MediaUploadLimits(maxSize: 500_000)
                 await #expect(throws: UploadError.mediaTooLarge) { _ = try await service.execute(upload) }
@@ -126,7 +127,7 @@ import Testing
 
     @Test func fromAPipeWithAPauseAndAResume() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let count = 3 << 20
                 // The pipe holds after 1 MiB until the pause is asked for, so the upload cannot finish first.
                 let open = LockedValue(false)

@@ -2,6 +2,7 @@
 import CourierTestServer
 import CourierTesting
 import Foundation
+import CourierTestSupport
 import Testing
 
 /// Checksums the server verifies: every upload protocol sends the media's MD5 and CRC32C with the
@@ -13,7 +14,7 @@ import Testing
         let file = try PatternFile(size: 700_000)
         defer { file.remove() }
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-integrity-\(UUID()).json")
                 var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream", uploadProtocol: uploadProtocol)
                 parameters.chunkSize = 256 << 10
@@ -31,7 +32,7 @@ import Testing
 
     @Test func aCorruptedStreamIsRefusedToo() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let stream = AsyncStream<Data> { continuation in
                     continuation.yield(Data(TestPattern.bytes(count: 600_000)))
                     continuation.finish()
@@ -48,7 +49,7 @@ import Testing
 
     @Test func withoutVerificationNoChecksumIsSentAndTheServerKeepsWhatArrived() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 var parameters = UploadParameters(data: Data(TestPattern.bytes(count: 300_000)), mimeType: "application/octet-stream")
                 parameters.verifyIntegrity = false
                 let object = try await service.execute(Files.insert(server, name: "unchecked.bin", upload: parameters,

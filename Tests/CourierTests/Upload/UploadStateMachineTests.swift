@@ -1,5 +1,6 @@
 @testable import Courier
 import Foundation
+import CourierTestSupport
 import Testing
 
 /// The resumable upload protocol as a pure state machine, without IO.

@@ -1,6 +1,7 @@
 @testable import Courier
 import CourierTestServer
 import Foundation
+import CourierTestSupport
 import Testing
 
 /// The read-ahead buffer of a streamed upload: bounded, addressed by stream offset, releasing

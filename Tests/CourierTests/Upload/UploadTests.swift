@@ -6,66 +6,8 @@ import Foundation
 import Glibc
 import Subprocess
 import Synchronization
+import CourierTestSupport
 import Testing
-
-enum Files {
-    static func api(_ server: TestServer) -> APIDescription { api(server.baseURL) }
-
-    /// The test server's Files API at `root` (a server in this process, or `courier serve` elsewhere).
-    static func api(_ root: URL) -> APIDescription {
-        APIDescription(name: "files", version: "v1", rootURL: root, servicePath: "files/v1/")
-    }
-
-    /// files.insert with media, as a generated client would build it.
-    static func insert(_ server: TestServer, name: String, upload: UploadParameters, faults: [String: String] = [:],
-                       metadata: JSONObject? = nil) -> Query<GenericObject> {
-        insert(server.baseURL, name: name, upload: upload, faults: faults, metadata: metadata)
-    }
-
-    static func insert(_ root: URL, name: String, upload: UploadParameters, faults: [String: String] = [:],
-                       metadata: JSONObject? = nil) -> Query<GenericObject> {
-        var query = Query<GenericObject>(api: api(root), name: "files.files.insert", method: .post, path: "files")
-        query.uploadPath = "/upload/files/v1/files"
-        query.parameters.set("name", name)
-        for (key, value) in faults.sorted(by: { $0.key < $1.key }) { query.parameters.set(key, value) }
-        if let metadata { query.body = .object(metadata) }
-        query.upload = upload
-        return query
-    }
-
-    static func media(_ server: TestServer, id: String) -> Query<MediaData> { media(server.baseURL, id: id) }
-
-    static func media(_ root: URL, id: String) -> Query<MediaData> {
-        var query = Query<MediaData>(api: api(root), name: "files.files.get", path: "/download/files/v1/files/{id}",
-                                     pathParameters: ["id": id])
-        query.downloadsMedia = true
-        return query
-    }
-}
-
-/// A file of pattern bytes in the temporary directory, removed by `remove()`.
-struct PatternFile: Sendable {
-    let url: URL
-    let size: Int
-
-    init(size: Int, name: String = UUID().uuidString) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(name).bin")
-        self.size = size
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        var offset = 0
-        while offset < size {
-            let count = min(4 << 20, size - offset)
-            try handle.write(contentsOf: Data(TestPattern.bytes(count: count, offset: offset)))
-            offset += count
-        }
-    }
-
-    var contents: Data { (try? Data(contentsOf: url)) ?? Data() }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
 
 @Suite struct ResumableUploadTests {
     func uploading(_ size: Int, chunk: Int = 256 << 10, faults: [String: String] = [:],
@@ -77,7 +19,7 @@ struct PatternFile: Sendable {
             let clock = VirtualClock()
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
             configuration.retry = RetryPolicy(initialDelay: 1...1)
-            try await withService(configuration: configuration) { service in
+            try await withCheckedService(configuration: configuration) { service in
                 var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
                 parameters.chunkSize = chunk
                 configure(&parameters)
@@ -121,7 +63,7 @@ struct PatternFile: Sendable {
 
     @Test func dataSourcesToo() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let bytes = Data(TestPattern.bytes(count: 300_000))
                 var parameters = UploadParameters(data: bytes, mimeType: "application/octet-stream")
                 parameters.chunkSize = 256 << 10
@@ -196,7 +138,7 @@ struct PatternFile: Sendable {
 
     @Test func multipartAndMediaUploads() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let file = try PatternFile(size: 123_457)
                 defer { file.remove() }
                 let related = try await service.execute(Files.insert(
@@ -225,7 +167,7 @@ struct PatternFile: Sendable {
         }
         var configuration = ServiceActor.Configuration.suite()
         configuration.testHandler = mock.handler
-        try await withService(configuration: configuration) { service in
+        try await withCheckedService(configuration: configuration) { service in
             var query = Query<GenericObject>(api: TestAPIs.notes, name: "files.insert", method: .post, path: "files")
             query.uploadPath = "/upload/files/v1/files"
             query.upload = UploadParameters(data: Data("other".utf8), mimeType: "text/plain")
@@ -236,7 +178,7 @@ struct PatternFile: Sendable {
 
     @Test func uploadsAreNotAllowedInWireBatches() async throws {
         try await withTestServer { server in
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let query = Files.insert(server, name: "x", upload: UploadParameters(data: Data("x".utf8), mimeType: "text/plain"))
                 let results = try await service.executeBatch(QueryBatch(query))
                 #expect(results.failures[query.requestID] as? BatchError == .notAllowed)
@@ -327,7 +269,7 @@ struct PatternFile: Sendable {
             checksumOfSaved.update(StreamUploadTests.expected(Int(saved.offset)))
             #expect(saved.acknowledgedCRC32C == checksumOfSaved.finish().crc32c)
 
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 // The rest of the stream, from the saved offset: the server may hold more (the chunk in flight).
                 let pipe = TestPattern.pipe(count: count - Int(saved.offset), offset: Int(saved.offset))
                 defer { close(pipe) }
@@ -365,7 +307,7 @@ struct PatternFile: Sendable {
             let saved = try UploadSession(contentsOf: sessionFile)
             #expect(saved.offset > 0 && saved.offset < saved.totalBytes ?? 0)
 
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
                 parameters.sessionFile = sessionFile
                 let query = Files.insert(server, name: file.url.lastPathComponent, upload: parameters)
@@ -397,7 +339,7 @@ struct PatternFile: Sendable {
             let handle = try FileHandle(forWritingTo: file.url)
             try handle.write(contentsOf: Data("changed".utf8))
             try handle.close()
-            try await withService(configuration: .testing(server.baseURL)) { service in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
                 let query = Files.insert(server, name: "changing", upload: UploadParameters(file: file.url, mimeType: "application/octet-stream"))
                 await #expect(throws: UploadError.fileChanged) { try await service.resumeUpload(session, query: query).value }
             }

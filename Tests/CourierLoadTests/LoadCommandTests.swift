@@ -1,0 +1,158 @@
+import ArgumentParser
+@testable import CourierCommands
+import CourierLoad
+import CourierTestServer
+import Foundation
+import CourierTestSupport
+import Testing
+
+/// The `courier` command line: parsing in process, and the real binary end to end.
+@Suite struct LoadCommandTests {
+    @Test func optionsAreParsedAsTheHelpSays() throws {
+        let command = try LoadRunCommand.parse([
+            "http://127.0.0.1:9/api", "-c", "100", "--connections", "10", "-d", "1m30s", "--rate", "2000", "--warmup", "500ms",
+            "-m", "post", "-H", "X-A: 1", "-H", "X-B:two words", "--body", "{}", "--http2", "--timeout", "2s", "-k",
+            "--threshold", "p99<50ms", "--executor", "default",
+        ])
+        let options = try command.makeOptions(environment: [:])
+        #expect(options.url?.absoluteString == "http://127.0.0.1:9/api")
+        #expect(options.concurrency == 100 && options.connections == 10)
+        #expect(options.duration == .seconds(90))
+        #expect(options.rate == 2000)
+        #expect(options.warmup == .milliseconds(500))
+        #expect(options.method == "POST")
+        #expect(options.headers.map { "\($0.0)=\($0.1)" } == ["X-A=1", "X-B=two words"])
+        #expect(options.body == Data("{}".utf8))
+        #expect(options.http2 && options.insecure && !options.loopExecutor)
+        #expect(options.timeout == .seconds(2))
+        #expect(try command.parsedThresholds().map(\.expression) == ["p99<50ms"])
+    }
+
+    @Test func theBearerTokenCanComeFromTheEnvironment() throws {
+        let command = try LoadRunCommand.parse(["http://127.0.0.1:9/"])
+        #expect(try command.makeOptions(environment: ["COURIER_BEARER_TOKEN": "from-env"]).bearerToken == "from-env")
+        #expect(try command.makeOptions(environment: [:]).bearerToken == nil)
+    }
+
+    @Test(arguments: [
+        ["ftp://x/"], ["http://x/", "-c", "0"], ["http://x/", "-d", "soon"], ["http://x/", "-n", "0"], ["http://x/", "--rate", "-5"],
+        ["http://x/", "-H", "no colon"], ["http://x/", "--body", "a", "--body-file", "/etc/hostname"],
+        ["http://x/", "--threshold", "p99<<1"], ["http://x/", "--executor", "fast"], ["http://x/", "--timeout", "0s"],
+        ["http://x/", "--body-file", "/does/not/exist"], ["http://x/", "--scenario", "/does/not/exist"],
+    ])
+    func mistakesAreUsageErrors(arguments: [String]) {
+        #expect(throws: (any Error).self) {
+            let command = try LoadRunCommand.parse(arguments)
+            try command.validate()
+        }
+    }
+
+    @Test(arguments: [("10s", 10_000.0), ("500ms", 500), ("2m", 120_000), ("1m30s", 90_000), ("1h", 3_600_000), ("1.5", 1_500),
+                      ("250us", 0.25)])
+    func durations(text: String, milliseconds: Double) throws {
+        let duration = try #require(DurationParsing.parse(text))
+        #expect(abs(Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 - milliseconds) < 1e-6)
+    }
+
+    @Test(arguments: ["", "ten", "10x", "s", "-1s", "1m-3s"])
+    func notDurations(text: String) {
+        #expect(DurationParsing.parse(text) == nil)
+    }
+
+    // MARK: The binary
+
+    static var courier: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier")
+    }
+
+    /// Not on a TTY (stdout and stderr are pipes here): a plain summary, no live line, no escapes.
+    @Test func theSummaryOnAPipe() async throws {
+        try await withTestServer { server in
+            let run = try await runProcess(Self.courier, ["load", server.url("/json/256").absoluteString, "-c", "4", "-n", "300",
+                                                          "--auth-bearer", "cli-\(SuiteLog.marker)-token"], timeout: 120)
+            let text = String(decoding: run.output, as: UTF8.self)
+            #expect(run.status == 0, "\(run.error)")
+            #expect(text.contains("Requests/sec:"))
+            #expect(text.contains("99.99%"))
+            #expect(text.contains("200: 300"))
+            #expect(text.contains("300 requests in"))
+            #expect(!text.contains("\u{1B}") && !run.error.contains("\u{1B}") && !run.error.contains("\r"))
+        }
+    }
+
+    @Test func jsonOutputThresholdsAndMerge() async throws {
+        try await withTestServer { server in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = server.url("/json/128").absoluteString
+            let first = directory.appendingPathComponent("a.json").path
+            let second = directory.appendingPathComponent("b.json").path
+
+            let passing = try await runProcess(Self.courier, ["load", url, "-c", "2", "-n", "200", "--json", "--output", first,
+                                                              "--threshold", "errors<1%", "--threshold", "p50<10s"], timeout: 120)
+            #expect(passing.status == 0, "\(passing.error)")
+            let printed = try LoadResult.decode(passing.output)
+            #expect(printed.requests == 200)
+            #expect(printed.thresholds.map(\.passed) == [true, true])
+            #expect(try LoadResult.decode(Data(contentsOf: URL(fileURLWithPath: first))).latency == printed.latency)
+
+            let failing = try await runProcess(Self.courier, ["load", url, "-c", "3", "-n", "150", "--output", second,
+                                                              "--threshold", "rps>100000000"], timeout: 120)
+            #expect(failing.status == 99)
+            #expect(String(decoding: failing.output, as: UTF8.self).contains("FAIL"))
+
+            let merged = try await runProcess(Self.courier, ["load", "merge", first, second, "--json", "--threshold", "requests>=350"],
+                                              timeout: 60)
+            #expect(merged.status == 0, "\(merged.error)")
+            let result = try LoadResult.decode(merged.output)
+            var expected = try LoadResult.decode(Data(contentsOf: URL(fileURLWithPath: first)))
+            expected.merge(try LoadResult.decode(Data(contentsOf: URL(fileURLWithPath: second))))
+            #expect(result.requests == 350 && result.runs == 2 && result.concurrency == 5)
+            #expect(result.latency == expected.latency)
+            #expect(result.thresholds.map(\.passed) == [true])
+        }
+    }
+
+    @Test func aScenarioReportsEachEndpoint() async throws {
+        try await withTestServer { server in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-scenario-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let scenario = """
+                [{"name": "small", "url": "\(server.url("/json/64").absoluteString)", "weight": 3},
+                 {"name": "echo", "method": "POST", "url": "\(server.url("/echo").absoluteString)", "body": "{\\"x\\":1}",
+                  "headers": {"X-Scenario": "1"}, "weight": 1}]
+                """
+            try Data(scenario.utf8).write(to: file)
+            let run = try await runProcess(Self.courier, ["load", "--scenario", file.path, "-c", "4", "-n", "400", "--json",
+                                                          "--threshold", "echo:errors<1%"], timeout: 120)
+            #expect(run.status == 0, "\(run.error)")
+            let result = try LoadResult.decode(run.output)
+            let small = try #require(result.endpoints["small"])
+            let echo = try #require(result.endpoints["echo"])
+            #expect(small.requests + echo.requests == 400)
+            #expect((240...360).contains(small.requests)) // weight 3 of 4
+            #expect(echo.errors == 0)
+            #expect(result.bytesSent == Int64(echo.requests * 7))
+        }
+    }
+
+    @Test func badArgumentsExitWithUsage() async throws {
+        let run = try await runProcess(Self.courier, ["load", "http://127.0.0.1:9/", "-c", "zero"], timeout: 60)
+        #expect(run.status == 64)
+        #expect(run.error.contains("concurrency"))
+        let merge = try await runProcess(Self.courier, ["load", "merge", "/does/not/exist.json"], timeout: 60)
+        #expect(merge.status != 0)
+        #expect(merge.error.contains("/does/not/exist.json"))
+    }
+
+    /// `courier load` without a URL starts the embedded server and loads it.
+    @Test func withoutAURLTheEmbeddedServerIsLoaded() async throws {
+        let run = try await runProcess(Self.courier, ["load", "-c", "8", "-n", "500", "--json"], timeout: 120)
+        #expect(run.status == 0, "\(run.error)")
+        let result = try LoadResult.decode(run.output)
+        #expect(result.statusCodes == [200: 500])
+        #expect(result.bytesReceived == 500 * 1024)
+        #expect(run.error.contains("embedded test server"))
+    }
+}

@@ -1,0 +1,62 @@
+@testable import CourierLoad
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import CourierTestSupport
+import Testing
+
+@Suite struct LoadHTMLReportTests {
+    func sampleResult() throws -> LoadResult {
+        var result = LoadResult(target: "http://127.0.0.1:9/<script>alert(1)</script>", model: .open, concurrency: 8,
+                                rate: 200, durationSeconds: 5)
+        var timeline = LoadTimeline(startedAt: 1_790_000_000)
+        for index in 0..<1000 {
+            let failed = index % 50 == 0
+            let microseconds = UInt64(800 + (index % 97) * 40)
+            timeline.record(atSecond: Double(index) / 200, failed: failed, microseconds: microseconds)
+            result.latency.record(microseconds: microseconds)
+            result.requests += 1
+            if failed { result.errors += 1 }
+            result.statusCodes[failed ? 503 : 200, default: 0] += 1
+        }
+        result.errorKinds["timedOut"] = 0
+        result.timeline = timeline
+        result.thresholds = [try Threshold("p99<10ms").evaluate(result), try Threshold("errors<1%").evaluate(result)]
+        result.settings = ["method": "GET", "rate": "200"]
+        return result
+    }
+
+    /// The page stands alone, shows each chart with a drawn line, and escapes what the run named.
+    @Test func theReportIsOneSelfContainedPage() throws {
+        let html = LoadHTMLReport(try sampleResult()).html
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        for external in ["<script", "<link", "<img", "src=", "@import", "url("] {
+            #expect(!html.contains(external), "\(external) would load or run something")
+        }
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        for title in ["Throughput and errors", "Latency over time", "Latency by percentile", "Status codes", "Thresholds", "Run"] {
+            #expect(html.contains("<h2>\(title)</h2>"), "\(title)")
+        }
+        // Three line charts, each with non-empty paths; the status chart with a bar per code.
+        #expect(html.components(separatedBy: "<svg class=\"chart\"").count - 1 == 3)
+        let lines = html.components(separatedBy: "<path class=\"line ").dropFirst()
+        #expect(lines.count == 2 + 4 + 1)
+        for line in lines {
+            let path = line.split(separator: "\"")[2] // class rest, ` d=`, the data
+            #expect(path.hasPrefix("M") && path.contains("L"), "a drawn line, not \(path.prefix(20))")
+        }
+        #expect(html.components(separatedBy: "<path class=\"bar ").count - 1 == 3) // 200, 503, timedOut
+        #expect(html.contains("<td class=\"fail\">FAIL</td>") && html.contains("<td class=\"pass\">pass</td>"))
+        #expect(html.contains("prefers-color-scheme:dark"))
+        // Well formed: every element opened is closed (the browser check draws it: `make report-check`).
+        let parsed = try XMLDocument(data: Data(html.utf8))
+        #expect(try parsed.nodes(forXPath: "//*[local-name()='path']").count == 10)
+    }
+
+    @Test func aResultWithoutATimelineSaysSo() {
+        let html = LoadHTMLReport(LoadResult(target: "t", model: .closed, concurrency: 1)).html
+        #expect(html.contains("no timeline"))
+        #expect(html.contains("No responses."))
+    }
+}

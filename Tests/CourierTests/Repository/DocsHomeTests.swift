@@ -1,0 +1,63 @@
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// One home per text: the guides live in Docs/ (and the README); the DocC catalog's articles
+/// are short pointers to them. These checks fail when an article grows into a second copy,
+/// points at a guide that is gone, or a guide has no article.
+@Suite struct DocsHomeTests {
+    static let catalog = Repository.path("Sources/Courier/Courier.docc")
+
+    struct Article {
+        var name: String
+        var text: String
+        /// The prose between `## Overview` and the pointer line.
+        var overview: String
+        /// The guide the article points at (`Docs/X.md` or `README.md`).
+        var guides: [String]
+    }
+
+    static func articles() throws -> [Article] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: catalog.path)
+            .filter { $0.hasSuffix(".md") && $0 != "Courier.md" }.sorted()
+        return try names.map { name in
+            let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
+            let overview = text.components(separatedBy: "## Overview").dropFirst().joined()
+                .components(separatedBy: "\n").filter { !$0.isEmpty && !$0.contains("in the repository.") }.joined(separator: " ")
+            let guides = text.matches(of: /`((?:Docs\/[A-Za-z]+|README)\.md)`/).map { String($0.output.1) }
+            return Article(name: name, text: text, overview: overview, guides: guides)
+        }
+    }
+
+    @Test func everyArticleIsAShortPointerToOneGuideThatExists() throws {
+        let articles = try Self.articles()
+        #expect(articles.count >= 10)
+        for article in articles {
+            #expect(article.guides.count == 1, "\(article.name) must name exactly one guide: \(article.guides)")
+            for guide in article.guides {
+                #expect(FileManager.default.fileExists(atPath: Repository.path(guide).path), "\(article.name) points at \(guide), which is gone")
+            }
+            #expect(!article.text.contains("```"), "\(article.name) holds code: examples belong in its guide")
+            #expect(article.overview.count <= 400,
+                    "\(article.name) has \(article.overview.count) characters of overview: the guide is the one home, the article a summary")
+        }
+    }
+
+    @Test func everyGuideHasAnArticleAndTheLandingPageListsThemAll() throws {
+        let articles = try Self.articles()
+        let pointedAt = Set(articles.flatMap(\.guides))
+        let guides = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "Docs/\($0)" }
+        #expect(guides.count >= 10)
+        for guide in guides { #expect(pointedAt.contains(guide), "\(guide) has no article in Courier.docc") }
+        #expect(pointedAt.contains("README.md"))
+        #expect(articles.count == pointedAt.count, "two articles point at the same guide")
+
+        let landing = try String(contentsOf: Self.catalog.appendingPathComponent("Courier.md"), encoding: .utf8)
+        #expect(!landing.contains("```"), "Courier.md holds code: the README's quick start is its one home")
+        for article in articles {
+            let name = article.name.replacingOccurrences(of: ".md", with: "")
+            #expect(landing.contains("<doc:\(name)>"), "Courier.md does not list \(name)")
+        }
+    }
+}
