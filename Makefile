@@ -167,7 +167,7 @@ generated-check: deps
 # in Tests/Sanitizers/, one entry per frame of code that is not Courier's, each with its evidence.
 # LeakSanitizer is off: it cannot see pointers Swift packs into enum payloads (Data's storage,
 # for one), so it reports live objects as leaked. The suite's own leak checks run instead, in
-# every build (Tests/CourierTests/LeakChecks.swift; Docs/Reliability.md has the details).
+# every build (Tests/CourierTestSupport/LeakChecks.swift; Docs/Reliability.md has the details).
 SANITIZE_WIDTH := --experimental-maximum-parallelization-width 4
 sanitize: peers deps
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scans everything the test suite logged (Tests/CourierTests/SuiteLog.swift writes it: each
+# Scans everything the test suite logged (Tests/CourierTestSupport/SuiteLog.swift writes it: each
 # service's log lines at trace level, each HTTP log file, each child process's output) for test
 # credentials, and fails on any hit.
 #

@@ -16,10 +16,10 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
 
     /// A transfer still receiving, or a body already in memory (a test handler's answer, or
     /// an error body the pipeline has read).
-    let handle: ResponseStreamHandle?
+    let handle: (any ResponseBodySource)?
     let buffered: Data?
 
-    init(handle: ResponseStreamHandle) {
+    init(handle: any ResponseBodySource) {
         self.handle = handle
         buffered = nil
     }
@@ -30,7 +30,7 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: ResponseStreamHandle?
+        let handle: (any ResponseBodySource)?
         var buffered: Data?
 
         public mutating func next() async throws -> Data? {
@@ -57,28 +57,9 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     }
 }
 
-/// Keeps a streamed transfer alive while its body is referenced; cancels it when dropped unfinished.
-final class ResponseStreamHandle: Sendable {
-    let service: ServiceActor
-    let transfer: LoopBound<Transfer>
-    let buffer: LoopBound<ResponseBodyBuffer>
-
-    init(service: ServiceActor, transfer: LoopBound<Transfer>, buffer: LoopBound<ResponseBodyBuffer>) {
-        self.service = service
-        self.transfer = transfer
-        self.buffer = buffer
-        LiveObjects.created(.streamHandle)
-    }
-
-    func next() async throws -> Data? {
-        try await service.nextChunk(transfer, buffer)
-    }
-
-    deinit {
-        LiveObjects.destroyed(.streamHandle)
-        let transfer = transfer
-        service.loop.execute {
-            transfer.value.cancel(with: TransportError(.cancelled, message: "response body dropped before its end"))
-        }
-    }
+/// Where a streamed body's chunks come from: the service's transfer (``ResponseStreamHandle``,
+/// in Service/), so this layer of values holds no actor.
+protocol ResponseBodySource: Sendable {
+    /// The next chunk, or nil at the body's end.
+    func next() async throws -> Data?
 }

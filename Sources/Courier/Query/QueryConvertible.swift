@@ -16,27 +16,3 @@ public protocol QueryConvertible: Sendable {
 extension Query: QueryConvertible {
     public func makeQuery() -> Query<Response> { self }
 }
-
-extension ServiceActor {
-    /// Executes the query `convertible` describes.
-    public nonisolated func execute<Convertible: QueryConvertible>(_ convertible: Convertible) async throws -> Convertible.Response {
-        try await execute(convertible.makeQuery())
-    }
-
-    /// Every page of a paged query, fetched lazily.
-    public nonisolated func pages<Convertible: QueryConvertible>(of convertible: Convertible) -> QueryPages<Convertible.Response>
-    where Convertible.Response: APIPage {
-        pages(of: convertible.makeQuery())
-    }
-
-    /// Every item of every page, fetched lazily.
-    public nonisolated func items<Convertible: QueryConvertible>(of convertible: Convertible) -> QueryItems<Convertible.Response>
-    where Convertible.Response: APICollection {
-        items(of: convertible.makeQuery())
-    }
-
-    /// Starts the upload a query with ``Query/upload`` describes.
-    public nonisolated func upload<Convertible: QueryConvertible>(_ convertible: Convertible) -> UploadTask<Convertible.Response> {
-        upload(convertible.makeQuery())
-    }
-}

@@ -15,6 +15,11 @@ extension ServiceActor {
         return try await operation(execution.context) { try await execution.run() }
     }
 
+    /// Executes the query `convertible` describes (a generated method struct, or a ``Query``).
+    public nonisolated func execute<Convertible: QueryConvertible>(_ convertible: Convertible) async throws -> Convertible.Response {
+        try await execute(convertible.makeQuery())
+    }
+
     /// The exact request the pipeline would send for `query`, authorized with the service's
     /// credentials: GTLR's `requestForQuery:`, for callers who send it with another client
     /// (``HTTPRequest/makeURLRequest()`` turns it into a Foundation `URLRequest`).

@@ -17,6 +17,18 @@ extension ServiceActor {
     public nonisolated func items<Response: APICollection>(of query: Query<Response>) -> QueryItems<Response> {
         QueryItems(pages: QueryPages(service: self, query: query))
     }
+
+    /// Every page of the paged query `convertible` describes, fetched lazily.
+    public nonisolated func pages<Convertible: QueryConvertible>(of convertible: Convertible) -> QueryPages<Convertible.Response>
+    where Convertible.Response: APIPage {
+        pages(of: convertible.makeQuery())
+    }
+
+    /// Every item of every page of the query `convertible` describes, fetched lazily.
+    public nonisolated func items<Convertible: QueryConvertible>(of convertible: Convertible) -> QueryItems<Convertible.Response>
+    where Convertible.Response: APICollection {
+        items(of: convertible.makeQuery())
+    }
 }
 
 /// Pages of a paged query as an `AsyncSequence`; each `next()` fetches one page.

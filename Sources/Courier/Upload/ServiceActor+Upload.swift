@@ -12,6 +12,11 @@ extension ServiceActor {
         }
     }
 
+    /// Starts the upload that the query `convertible` describes (with ``Query/upload``).
+    public nonisolated func upload<Convertible: QueryConvertible>(_ convertible: Convertible) -> UploadTask<Convertible.Response> {
+        upload(convertible.makeQuery())
+    }
+
     /// Continues a resumable upload started in another process (or before a crash). `query` is
     /// the same query rebuilt: it decodes the result and restarts the upload if the session has
     /// expired. The file must be unchanged (size, date, first MiB), else ``UploadError/fileChanged``;

@@ -61,3 +61,23 @@ import Testing
         }
     }
 }
+
+/// Every file or folder of the repository that a guide names in backticks exists, so a file
+/// that moves takes its guides with it.
+@Suite struct DocsPathTests {
+    @Test func everyPathTheGuidesNameExists() throws {
+        var documents = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "Docs/\($0)" }
+        documents += ["README.md", "CONTRIBUTING.md"]
+        var checked = 0
+        for document in documents {
+            let text = try String(contentsOf: Repository.path(document), encoding: .utf8)
+            for match in text.matches(of: /`((?:Tests|Sources|Scripts|Netem|Benchmarks|Snippets|Fuzz|deploy)\/[A-Za-z0-9_+.\/-]*[A-Za-z0-9_\/])`/) {
+                let path = String(match.output.1)
+                checked += 1
+                #expect(FileManager.default.fileExists(atPath: Repository.path(path).path), "\(document) names `\(path)`, which does not exist")
+            }
+        }
+        #expect(checked >= 20)
+    }
+}
