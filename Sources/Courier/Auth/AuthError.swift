@@ -7,7 +7,7 @@
 ///     // the token endpoint could not be reached: worth retrying later
 /// }
 /// ```
-public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct AuthError: CourierError, Hashable {
     enum Code: String, Sendable {
         case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
         case noCredentials, unsupportedCredentials, permissionDenied, metadataServer
@@ -20,12 +20,16 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     /// The token endpoint's HTTP status.
     public let status: Int?
+    /// The failure behind ``transport``: the ``TransportError`` (or other error) of the request.
+    public let underlyingError: (any Error)?
+    public var kind: String { code.rawValue }
 
-    init(_ code: Code, message: String, oauthError: String? = nil, status: Int? = nil) {
+    init(_ code: Code, message: String, oauthError: String? = nil, status: Int? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.oauthError = oauthError
         self.status = status
+        underlyingError = underlying
     }
 
     /// The refresh token or assertion was rejected (revoked, expired, wrong audience): signing in again is needed.
@@ -54,9 +58,6 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The metadata server answered with something that is not a token (or not as the metadata
     /// server: without `Metadata-Flavor: Google`).
     public static let metadataServer = AuthError(.metadataServer, message: "")
-
-    public static func == (lhs: AuthError, rhs: AuthError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Whether trying again later may succeed.
     public var isTransient: Bool {

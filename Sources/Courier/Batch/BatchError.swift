@@ -1,12 +1,13 @@
 /// A query of a wire batch got no usable answer of its own: the batch response was broken
 /// for it. (A query the server answered with an error status gets an ``APIError``.)
-public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct BatchError: CourierError, Hashable {
     enum Code: String, Sendable {
         case missingResponse, malformedResponse, notAllowed, duplicateRequestID
     }
 
     let code: Code
     public let message: String
+    public var kind: String { code.rawValue }
 
     init(_ code: Code, message: String) {
         self.code = code
@@ -22,8 +23,4 @@ public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Two queries share a request ID, so their answers could not be told apart.
     public static let duplicateRequestID = BatchError(.duplicateRequestID, message: "")
 
-    public static func == (lhs: BatchError, rhs: BatchError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    public var description: String { "BatchError.\(code.rawValue): \(message)" }
 }

@@ -17,8 +17,8 @@ struct MultipartPart: Sendable, Equatable {
 }
 
 /// What went wrong reading a multipart batch response, for the whole body or for one part.
-struct MultipartError: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Kind: String, Sendable {
+struct MultipartError: CourierError, Hashable {
+    enum Code: String, Sendable {
         /// No boundary delimiter at all: not a multipart body with this boundary.
         case noParts
         /// The body ends before the closing delimiter.
@@ -31,10 +31,9 @@ struct MultipartError: Error, Sendable, Equatable, CustomStringConvertible {
         case missingBoundary
     }
 
-    let kind: Kind
-    let detail: String
-
-    var description: String { "multipart \(kind.rawValue): \(detail)" }
+    let code: Code
+    let message: String
+    var kind: String { code.rawValue }
 }
 
 /// Parses multipart bodies (RFC 2046) and the `application/http` responses inside them, as
@@ -57,7 +56,7 @@ enum MultipartParser {
             guard !value.isEmpty, value.utf8.count <= 200 else { break }
             return value
         }
-        throw MultipartError(kind: .missingBoundary, detail: "no boundary in \(contentType.prefix(100))")
+        throw MultipartError(code: .missingBoundary, message: "no boundary in \(contentType.prefix(100))")
     }
 
     /// The parts of `body`, and whether the closing delimiter was reached. A truncated body
@@ -67,7 +66,7 @@ enum MultipartParser {
         let delimiter = [UInt8]("--\(boundary)".utf8)
         var parts: [MultipartPart] = []
         guard var position = nextDelimiter(in: bytes, delimiter: delimiter, from: 0, atStart: true) else {
-            throw MultipartError(kind: .noParts, detail: "no delimiter --\(boundary.prefix(70))")
+            throw MultipartError(code: .noParts, message: "no delimiter --\(boundary.prefix(70))")
         }
         while true {
             var cursor = position.end
@@ -119,7 +118,7 @@ enum MultipartParser {
             if bytes.allSatisfy({ $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) {
                 return MultipartPart(headers: [], body: Data())
             }
-            throw MultipartError(kind: .malformedPart, detail: "a part has no blank line after its headers")
+            throw MultipartError(code: .malformedPart, message: "a part has no blank line after its headers")
         }
         return MultipartPart(headers: headers(bytes[bytes.startIndex..<headerEnd]), body: Data(bytes[bodyStart...]))
     }
@@ -179,7 +178,7 @@ enum MultipartParser {
         let statusLine = String(decoding: bytes[start..<lineEnd], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let fields = statusLine.split(separator: " ", maxSplits: 2)
         guard fields.count >= 2, fields[0].hasPrefix("HTTP/"), let status = Int(fields[1]), (100...599).contains(status) else {
-            throw MultipartError(kind: .notHTTP, detail: "expected an HTTP status line, found \(statusLine.prefix(60).debugDescription)")
+            throw MultipartError(code: .notHTTP, message: "expected an HTTP status line, found \(statusLine.prefix(60).debugDescription)")
         }
         let afterStatus = lineEnd < bytes.endIndex ? lineEnd + 1 : bytes.endIndex
         let rest = bytes[afterStatus...]

@@ -13,7 +13,7 @@
 /// ```
 ///
 /// URLs in errors have their credentials (`key=`, `access_token=` …) replaced by `_snip_`.
-public struct TransportError: Error, Sendable, Hashable {
+public struct TransportError: CourierError, Hashable {
     enum Code: String, Sendable, Hashable {
         case timedOut, connectionFailed, hostNotFound, tlsFailure, connectionLost, bodyTooLarge
         case cancelled, shutdown, invalidRequest, tooManyRedirects, fileError, protocolError
@@ -73,9 +73,6 @@ public struct TransportError: Error, Sendable, Hashable {
     /// The response header block exceeded libcurl's limit.
     public static let headerTooLarge = TransportError(.headerTooLarge)
 
-    public static func == (lhs: TransportError, rhs: TransportError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
     /// Whether sending again may succeed: resets, timeouts and failed connects.
     public var isTransient: Bool {
         switch code {
@@ -91,7 +88,7 @@ public struct TransportError: Error, Sendable, Hashable {
     }
 }
 
-extension TransportError: CustomStringConvertible {
+extension TransportError {
     public var description: String {
         var text = "TransportError.\(code.rawValue)"
         if let curlCode { text += " (curl \(curlCode))" }

@@ -3,9 +3,11 @@
 ///
 /// Nothing corrupted is kept: a download's file is not put under its name, and Cloud Storage
 /// refuses an upload whose bytes disagree with the `X-Goog-Hash` sent with it.
-public struct IntegrityError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct IntegrityError: CourierError, Hashable {
     /// Which checksum and both values.
     public let message: String
+    /// `checksumMismatch`: the one kind.
+    public var kind: String { "checksumMismatch" }
 
     public init(message: String) {
         self.message = message

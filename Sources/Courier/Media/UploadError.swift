@@ -1,12 +1,13 @@
 /// An upload failed in a way specific to uploads. (Server errors are ``APIError``s and
 /// failures below HTTP ``TransportError``s.)
-public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct UploadError: CourierError, Hashable {
     enum Code: String, Sendable {
         case sessionExpired, fileChanged, protocolViolation, invalidParameters, mediaTooLarge, mediaTypeNotAccepted
     }
 
     let code: Code
     public let message: String
+    public var kind: String { code.rawValue }
 
     init(_ code: Code, message: String) {
         self.code = code
@@ -26,8 +27,4 @@ public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The media's MIME type is not one the method accepts (``MediaUploadLimits``); nothing was sent.
     public static let mediaTypeNotAccepted = UploadError(.mediaTypeNotAccepted, message: "")
 
-    public static func == (lhs: UploadError, rhs: UploadError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    public var description: String { "UploadError.\(code.rawValue): \(message)" }
 }

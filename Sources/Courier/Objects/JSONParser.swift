@@ -16,7 +16,7 @@ public struct JSONLimits: Sendable, Hashable {
 }
 
 /// Why JSON could not be parsed, and where.
-public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct JSONParsingError: CourierError, Hashable {
     enum Code: String, Sendable {
         case syntax, truncated, tooDeep, tooLarge, invalidUTF8, invalidNumber
     }
@@ -25,6 +25,7 @@ public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertib
     /// The byte offset where parsing stopped.
     public let offset: Int
     public let message: String
+    public var kind: String { code.rawValue }
 
     public static let syntax = JSONParsingError(code: .syntax, offset: 0, message: "")
     /// The input ended inside a value: a truncated body.
@@ -33,9 +34,6 @@ public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertib
     public static let tooLarge = JSONParsingError(code: .tooLarge, offset: 0, message: "")
     public static let invalidUTF8 = JSONParsingError(code: .invalidUTF8, offset: 0, message: "")
     public static let invalidNumber = JSONParsingError(code: .invalidNumber, offset: 0, message: "")
-
-    public static func == (lhs: JSONParsingError, rhs: JSONParsingError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String { "JSONParsingError.\(code.rawValue) at byte \(offset): \(message)" }
 }

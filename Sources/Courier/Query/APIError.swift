@@ -17,7 +17,7 @@ import Foundation
 ///     …
 /// }
 /// ```
-public struct APIError: Error, Sendable, CustomStringConvertible {
+public struct APIError: CourierError {
     /// One entry of a v1 error's `errors` array.
     public struct Item: Sendable, Hashable {
         public var domain: String?
@@ -78,6 +78,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
                       headers: response.headers, requestID: requestID)
         }
     }
+
+    /// The first error item's reason (`notFound`, `rateLimitExceeded`), else Google's status name
+    /// (`NOT_FOUND`), else `http<status>`: a stable label for metrics and logs.
+    public var kind: String { reason ?? statusName ?? "http\(status)" }
 
     public var description: String {
         var text = "APIError \(status)"

@@ -4,7 +4,7 @@
 /// do { _ = try await service.execute(query) }
 /// catch QueryError.malformedResponse { … }   // invalid or truncated JSON
 /// ```
-public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct QueryError: CourierError, Hashable {
     enum Code: String, Sendable {
         case malformedResponse, unexpectedResponse, missingParameter, invalidQuery, pageLimitReached, pagesNotMergeable
     }
@@ -15,6 +15,8 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
     public let jsonError: JSONParsingError?
     /// How many pages were fetched, for ``pageLimitReached``.
     public let pagesFetched: Int?
+    public var kind: String { code.rawValue }
+    public var underlyingError: (any Error)? { jsonError }
 
     init(_ code: Code, message: String, jsonError: JSONParsingError? = nil, pagesFetched: Int? = nil) {
         self.code = code
@@ -38,8 +40,4 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``APICollection``) and more pages remain: walk them with ``ServiceActor/pages(of:)``.
     public static let pagesNotMergeable = QueryError(.pagesNotMergeable, message: "")
 
-    public static func == (lhs: QueryError, rhs: QueryError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    public var description: String { "QueryError.\(code.rawValue): \(message)" }
 }

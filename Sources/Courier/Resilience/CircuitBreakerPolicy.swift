@@ -55,7 +55,7 @@ public enum CircuitState: String, Sendable, Hashable {
 
 /// A request refused without being sent because its host's circuit is open
 /// (``CircuitBreakerPolicy``). Not retried: the circuit is the retry's judgment already made.
-public struct CircuitOpenError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CircuitOpenError: CourierError, Hashable {
     /// The host (and port) whose circuit is open.
     public let host: String
     /// When a probe will be let through; nil while one is on its way.
@@ -66,8 +66,23 @@ public struct CircuitOpenError: Error, Sendable, Hashable, CustomStringConvertib
         self.retryAfter = retryAfter
     }
 
-    public var description: String {
+    /// `circuitOpen`: the one kind.
+    public var kind: String { "circuitOpen" }
+
+    public var message: String {
         let when = retryAfter.map { "; a probe goes in \($0)" } ?? "; a probe is on its way"
-        return "CircuitOpenError: the circuit for \(host) is open after repeated failures\(when)"
+        return "the circuit for \(host) is open after repeated failures\(when)"
+    }
+
+    public var description: String { "CircuitOpenError: \(message)" }
+
+    // Equal when the host and the wait are (not only the kind): one host's refusal is not another's.
+    public static func == (lhs: CircuitOpenError, rhs: CircuitOpenError) -> Bool {
+        lhs.host == rhs.host && lhs.retryAfter == rhs.retryAfter
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(host)
+        hasher.combine(retryAfter)
     }
 }

@@ -188,6 +188,7 @@ enum AuthFixtures {
                 let network = await #expect(throws: AuthError.self) { try await unreachable.currentToken(through: service) }
                 #expect(network == .transport)
                 #expect(network?.isTransient == true)
+                #expect(network?.underlyingError is TransportError, "the transport failure is kept: \(String(describing: network?.underlyingError))")
             }
         }
     }

@@ -20,4 +20,16 @@ import Testing
         }
         #expect(files > 50)
     }
+
+    /// The SDK's tests mirror its sources: every folder of Tests/CourierTests is a folder of
+    /// Sources/Courier, except the suites that span layers (`Netem`, `Repository`).
+    @Test func theSDKsTestFoldersMirrorItsSourceFolders() throws {
+        let sources = Set(try FileManager.default.contentsOfDirectory(atPath: Repository.path("Sources/Courier").path))
+        let tests = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Tests/CourierTests").path)
+        #expect(tests.count >= 15)
+        for folder in tests where !["Netem", "Repository"].contains(folder) {
+            #expect(!folder.hasSuffix(".swift"), "Tests/CourierTests/\(folder) belongs in the folder of the source it tests")
+            #expect(folder.hasSuffix(".swift") || sources.contains(folder), "Tests/CourierTests/\(folder) has no Sources/Courier/\(folder)")
+        }
+    }
 }

@@ -21,7 +21,7 @@ enum CredentialRequest {
         } catch is CancellationError {
             throw AuthError(.cancelled, message: "the \(name) request was cancelled")
         } catch {
-            throw AuthError(.transport, message: "\(name) unreachable: \(error)")
+            throw AuthError(.transport, message: "\(name) unreachable: \(error)", underlying: error)
         }
     }
 
