@@ -12,7 +12,7 @@ let get = Query<GenericObject>(api: api, name: "notes.notes.get", path: "notes/{
 
 func call(with authorizer: any Authorizer, _ label: String) async throws {
     var configuration = ServiceActor.Configuration()
-    configuration.authorizer = authorizer
+    configuration.auth.authorizer = authorizer
     try await withService(configuration: configuration) { service in
         let note = try await service.execute(get)
         print(label, "→", note.json["title"]?.stringValue ?? "?")

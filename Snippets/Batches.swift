@@ -19,8 +19,8 @@ func get(_ index: Int) -> Query<Note> {
 }
 
 var configuration = ServiceActor.Configuration()
-configuration.rootURL = server.baseURL
-configuration.maxConcurrentQueries = 8   // never more than 8 at the backend, service-wide
+configuration.queries.rootURL = server.baseURL
+configuration.limits.maxConcurrentQueries = 8   // never more than 8 at the backend, service-wide
 
 try await withService(configuration: configuration) { service in
     // A task-group batch: queries of any types, 10 at a time, a completion handler for one of them.

@@ -9,7 +9,7 @@ server.notes.seed(count: 1)
 let notes = APIDescription(name: "notes", version: "v1", rootURL: server.baseURL, servicePath: "notes/v1/")
 
 var configuration = ServiceActor.Configuration()
-configuration.caching = QueryCaching(maximumBytes: 8 << 20)
+configuration.queries.caching = QueryCaching(maximumBytes: 8 << 20)
 
 try await withService(configuration: configuration) { service in
     let get = Query<GenericObject>(api: notes, name: "notes.get", path: "notes/{id}", pathParameters: ["id": "note-0001"])

@@ -15,7 +15,7 @@ struct Outage: Authorizer {
 
 var configuration = ServiceActor.Configuration(authorizer: Outage())
 configuration.retry = .disabled // each failure counts once, for the demo
-configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 3, openDuration: .milliseconds(300))
+configuration.limits.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 3, openDuration: .milliseconds(300))
 
 try await withService(configuration: configuration) { service in
     let get = Query<GenericObject>(api: notes, name: "notes.get", path: "notes/{id}", pathParameters: ["id": "note-0001"])

@@ -5,7 +5,7 @@ import Foundation
 
 let server = try await TestServer.start()
 var configuration = ServiceActor.Configuration()
-configuration.limits.maxConnectionsPerHost = 32
+configuration.limits.connections.maxConnectionsPerHost = 32
 
 try await withService(configuration: configuration) { service in
     // Every child task inherits the preference, so sends and resumes stay on the loop thread.

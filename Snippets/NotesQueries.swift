@@ -28,8 +28,8 @@ let notesAPI = APIDescription(name: "notes", version: "v1", rootURL: URL(string:
 let server = try await TestServer.start()
 server.notes.seed(count: 42)
 var configuration = ServiceActor.Configuration()
-configuration.rootURL = server.baseURL // point the API at the local server
-configuration.applicationName = "NotesSnippet/1.0"
+configuration.queries.rootURL = server.baseURL // point the API at the local server
+configuration.queries.applicationName = "NotesSnippet/1.0"
 
 try await withService(configuration: configuration) { service in
     // Insert, then read back with a partial response.

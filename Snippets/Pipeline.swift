@@ -8,7 +8,7 @@ let server = try await TestServer.start() // stands in for your API: it can inje
 server.notes.seed(count: 1)
 
 var configuration = ServiceActor.Configuration()
-configuration.rootURL = server.baseURL                          // the Notes API of the test server
+configuration.queries.rootURL = server.baseURL                          // the Notes API of the test server
 configuration.retry = RetryPolicy(initialDelay: 0.01...0.05)    // Google's rules, shorter waits for the demo
 
 try await withService(configuration: configuration) { service in

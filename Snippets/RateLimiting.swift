@@ -16,7 +16,7 @@ struct QuotaTag: Authorizer {
 
 var configuration = ServiceActor.Configuration(authorizer: QuotaTag())
 // One limit per API, as Google counts quotas; adaptive by default.
-configuration.rateLimits = RateLimits(.perSecond(100), scope: .api)
+configuration.limits.rateLimits = RateLimits(.perSecond(100), scope: .api)
 
 try await withService(configuration: configuration) { service in
     let events = Task {

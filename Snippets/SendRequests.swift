@@ -5,7 +5,13 @@ import Foundation
 
 let server = try await TestServer.start() // stands in for your API
 
-try await withService { service in
+// The configuration is in sections (transport, limits, retry, auth, telemetry, json, queries,
+// testing); a preset starts from a purpose: here, requests a person waits on.
+var configuration = ServiceActor.Configuration.interactive
+configuration.transport.timeouts.idle = .seconds(20)
+configuration.limits.connections.maxConnectionsPerHost = 4
+
+try await withService(configuration: configuration) { service in
     // A plain GET; a non-2xx status is a response, not an error.
     let response = try await service.send(HTTPRequest(url: server.url("/echo?greeting=hello")))
     print(response.status, response.headers["Content-Type"] ?? "", response.body.count, "bytes")

@@ -22,7 +22,7 @@ try await withService { service in
 
     // Download straight to a file; an error status leaves the file alone.
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-snippet.bin")
-    let download = try await service.download(HTTPRequest(url: server.url("/bytes/5000000")), to: file)
+    let download = try await service.send(HTTPRequest(url: server.url("/bytes/5000000")), writingBodyTo: file)
     print("downloaded", try FileManager.default.attributesOfItem(atPath: file.path)[.size] ?? 0, "bytes, status", download.status)
 
     // Upload that file, read from disk as it is sent.

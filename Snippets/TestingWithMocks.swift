@@ -30,8 +30,8 @@ transport.on(.get, path: "/notes/v1/notes/n1", sequence: [
 ])
 let clock = VirtualClock()
 var configuration = ServiceActor.Configuration()
-configuration.testHandler = transport.handler
-configuration.clock = clock
+configuration.testing.handler = transport.handler
+configuration.testing.clock = clock
 try await withService(configuration: configuration) { service in
     let note = try await service.execute(get)
     print(note.title ?? "", "after", transport.requests.count, "requests; waited", clock.sleeps, "(virtually)")

@@ -12,7 +12,7 @@ let notes = APIDescription(name: "notes", version: "v1", rootURL: server.baseURL
 
 let tracer = InMemoryTracer()
 var configuration = ServiceActor.Configuration()
-configuration.tracer = tracer           // or InstrumentationSystem.bootstrap(otelTracer) once, for every service
+configuration.telemetry.tracer = tracer           // or InstrumentationSystem.bootstrap(otelTracer) once, for every service
 configuration.retry = RetryPolicy(initialDelay: 0.01...0.02)
 
 try await withService(configuration: configuration) { service in

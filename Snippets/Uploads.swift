@@ -24,7 +24,7 @@ func insert(_ name: String, _ upload: UploadParameters) -> Query<GenericObject> 
     return query
 }
 
-try await withService(configuration: { var c = ServiceActor.Configuration(); c.rootURL = server.baseURL; return c }()) { service in
+try await withService(configuration: { var c = ServiceActor.Configuration(); c.queries.rootURL = server.baseURL; return c }()) { service in
     // Resumable (the default): chunks, progress, a pause, and the session kept on disk. By default
     // chunks grow with the measured throughput (8 MiB first, up to 128 MiB).
     var parameters = UploadParameters(file: file, mimeType: "application/octet-stream")

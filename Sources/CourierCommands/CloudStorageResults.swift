@@ -67,9 +67,9 @@ enum CloudStorageResults {
                                          _ body: (ServiceActor) async throws -> T) async throws -> T {
         var configuration = ServiceActor.Configuration()
         if let url = try emulatorURL(environment) {
-            configuration.rootURL = url
+            configuration.queries.rootURL = url
         } else {
-            configuration.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.devstorageReadWrite],
+            configuration.auth.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.devstorageReadWrite],
                                                                                     environment: environment)
         }
         return try await withService(configuration: configuration, body)

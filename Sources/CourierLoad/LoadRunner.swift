@@ -41,16 +41,16 @@ public struct LoadRunner: Sendable {
     public var serviceConfiguration: ServiceActor.Configuration {
         var configuration = ServiceActor.Configuration()
         let isTLS = plan.entries.contains { $0.request.url.scheme == "https" }
-        configuration.httpVersion = options.http2 ? (isTLS ? .http2 : .http2PriorKnowledge) : .http1_1
+        configuration.transport.httpVersion = options.http2 ? (isTLS ? .http2 : .http2PriorKnowledge) : .http1_1
         let connections = options.connections ?? (options.http2 ? max(1, workerCount / 100) : workerCount)
-        configuration.limits.maxConnectionsPerHost = connections
-        configuration.limits.maxConcurrentTransfersPerHost = workerCount
-        configuration.limits.maxConcurrentTransfers = max(configuration.limits.maxConcurrentTransfers, workerCount)
+        configuration.limits.connections.maxConnectionsPerHost = connections
+        configuration.limits.connections.maxConcurrentTransfersPerHost = workerCount
+        configuration.limits.connections.maxConcurrentTransfers = max(configuration.limits.connections.maxConcurrentTransfers, workerCount)
         configuration.retry = .disabled
-        configuration.automaticDecompression = false
-        configuration.followRedirects = false
-        configuration.tls.verifyPeer = !options.insecure
-        configuration.timeouts = Timeouts(connect: min(options.timeout, .seconds(30)), total: options.timeout)
+        configuration.transport.automaticDecompression = false
+        configuration.transport.followRedirects = false
+        configuration.transport.tls.verifyPeer = !options.insecure
+        configuration.transport.timeouts = Timeouts(connect: min(options.timeout, .seconds(30)), total: options.timeout)
         return configuration
     }
 

@@ -93,7 +93,7 @@ extension ServiceActor {
                             configuration: Configuration = Configuration()) throws -> ServiceActor {
         var configuration = configuration
         let json = object.map { JSONValue.object($0.json) }
-        configuration.testHandler = { request in
+        configuration.testing.handler = { request in
             if let error { throw error }
             return try .json(json ?? [:], url: request.url)
         }

@@ -11,7 +11,7 @@ import Testing
     @Test func fetchAllThroughAPluginBuiltClientMergesEveryPage() async throws {
         try await withFakeGCS { gcs in
             var configuration = ServiceActor.Configuration.suite()
-            configuration.rootURL = gcs.baseURL
+            configuration.queries.rootURL = gcs.baseURL
             try await withCheckedService(configuration: configuration) { service in
                 var bucket = PluginStorage.Bucket()
                 bucket.name = "plugin"

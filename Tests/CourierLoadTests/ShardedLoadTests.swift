@@ -26,7 +26,7 @@ import Testing
                      {"name": "echo", "method": "POST", "url": "\(server.url("/echo").absoluteString)", "body": "{}", "weight": 1}]
                     """.utf8).write(to: scenario)
                 var storage = ServiceActor.Configuration.suite()
-                storage.rootURL = gcs.baseURL
+                storage.queries.rootURL = gcs.baseURL
                 try await withCheckedService(configuration: storage) { service in
                     var bucket = GoogleStorage.Bucket()
                     bucket.name = "results"

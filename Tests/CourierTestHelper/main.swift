@@ -79,7 +79,7 @@ func streamBoth(base: String, total: Int) async throws {
         // The same size through a file both ways.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-helper-\(getpid()).bin")
         defer { try? FileManager.default.removeItem(at: file) }
-        _ = try await service.download(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!), to: file)
+        _ = try await service.send(HTTPRequest(url: URL(string: "\(base)/bytes/\(total)")!), writingBodyTo: file)
         report.fileDownloadBytes = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
         let fileUpload = try await service.send(HTTPRequest(method: .put, url: URL(string: "\(base)/upload")!, body: .file(file)))
         let fileResult = try JSONSerialization.jsonObject(with: fileUpload.body) as? [String: Any] ?? [:]

@@ -122,8 +122,8 @@ extension ServiceActor.Configuration {
     /// Sends queries to the test server, with retry waits on a virtual clock.
     package static func testing(_ root: URL, clock: (any Clock<Duration>)? = nil) -> Self {
         var configuration = Self.suite()
-        configuration.rootURL = root
-        if let clock { configuration.clock = clock }
+        configuration.queries.rootURL = root
+        if let clock { configuration.testing.clock = clock }
         return configuration
     }
 }

@@ -60,8 +60,8 @@ extension ServiceActor.Configuration {
     /// The default configuration, logging into ``SuiteLog``. Every service in the suite starts here.
     package static func suite() -> Self {
         var configuration = Self()
-        configuration.logger = SuiteLog.logger
-        configuration.httpLog = SuiteLog.httpLog()
+        configuration.telemetry.logger = SuiteLog.logger
+        configuration.telemetry.httpLog = SuiteLog.httpLog()
         return configuration
     }
 }

@@ -167,7 +167,7 @@ import Testing
         try await withTestServer { server in
             server.notes.seed(count: 3)
             var configuration = ServiceActor.Configuration.suite()
-            configuration.rootURL = server.baseURL // the wire batch goes to the service's root
+            configuration.queries.rootURL = server.baseURL // the wire batch goes to the service's root
             try await withCheckedService(configuration: configuration) { service in
                 let (note, list, missing) = try await service.batch(
                     GoldenNotes.Notes.Notes.get(noteId: "note-0002"),

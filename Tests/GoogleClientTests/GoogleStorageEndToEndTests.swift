@@ -10,7 +10,7 @@ import Testing
     func withStorage<T: Sendable>(_ body: (ServiceActor) async throws -> T) async throws -> T {
         try await withFakeGCS { gcs in
             var configuration = ServiceActor.Configuration.suite()
-            configuration.rootURL = gcs.baseURL
+            configuration.queries.rootURL = gcs.baseURL
             return try await withCheckedService(configuration: configuration) { service in
                 var bucket = GoogleStorage.Bucket()
                 bucket.name = "e2e"

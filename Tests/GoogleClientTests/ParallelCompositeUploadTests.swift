@@ -46,9 +46,9 @@ import Testing
             let injector = faults(server)
             try await withFakeGCS { gcs in
                 var configuration = ServiceActor.Configuration.suite()
-                configuration.rootURL = gcs.baseURL
+                configuration.queries.rootURL = gcs.baseURL
                 configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.02)
-                configuration.authorizer = injector
+                configuration.auth.authorizer = injector
                 try await withCheckedService(configuration: configuration) { service in
                     var bucket = GoogleStorage.Bucket()
                     bucket.name = "pcu"

@@ -63,9 +63,9 @@ actor Fixture {
         let key = http2 ? "h2" : "http/1.1"
         if tlsServices[key] == nil {
             var configuration = Self.loadConfiguration()
-            configuration.httpVersion = http2 ? .http2 : .http1_1
-            if http2 { configuration.limits.maxConnectionsPerHost = 1 }
-            configuration.tls.verifyPeer = false // the benchmark server's self-signed certificate
+            configuration.transport.httpVersion = http2 ? .http2 : .http1_1
+            if http2 { configuration.limits.connections.maxConnectionsPerHost = 1 }
+            configuration.transport.tls.verifyPeer = false // the benchmark server's self-signed certificate
             tlsServices[key] = try ServiceActor(configuration: configuration)
         }
         return (tlsServices[key]!, url)
@@ -73,11 +73,11 @@ actor Fixture {
 
     private static func loadConfiguration() -> ServiceActor.Configuration {
         var configuration = ServiceActor.Configuration()
-        configuration.limits.maxConnectionsPerHost = 256
-        configuration.limits.maxConcurrentTransfersPerHost = 1024
-        configuration.limits.maxConcurrentTransfers = 2048
-        configuration.maxConcurrentQueries = 2048
-        configuration.automaticDecompression = false
+        configuration.limits.connections.maxConnectionsPerHost = 256
+        configuration.limits.connections.maxConcurrentTransfersPerHost = 1024
+        configuration.limits.connections.maxConcurrentTransfers = 2048
+        configuration.limits.maxConcurrentQueries = 2048
+        configuration.transport.automaticDecompression = false
         return configuration
     }
 
@@ -86,9 +86,9 @@ actor Fixture {
     func slowTarget(milliseconds: Int) async throws -> (service: ServiceActor, url: URL) {
         let server = try await testServer()
         var configuration = ServiceActor.Configuration()
-        configuration.limits = ConnectionLimits(maxConnectionsPerHost: 1000, maxConcurrentTransfersPerHost: 1000,
-                                                maxConcurrentTransfers: 1000)
-        configuration.maxConcurrentQueries = nil
+        configuration.limits.connections = ConnectionLimits(maxConnectionsPerHost: 1000, maxConcurrentTransfersPerHost: 1000,
+                                                            maxConcurrentTransfers: 1000)
+        configuration.limits.maxConcurrentQueries = nil
         if slowService == nil { slowService = try ServiceActor(configuration: configuration) }
         return (slowService!, server.url("/delay/\(milliseconds)"))
     }
@@ -97,8 +97,8 @@ actor Fixture {
         if let notesFixture { return notesFixture }
         let server = try await testServer()
         var configuration = ServiceActor.Configuration()
-        configuration.batchConcurrency = 10
-        configuration.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(60))
+        configuration.limits.batchConcurrency = 10
+        configuration.transport.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(60))
         let service = try ServiceActor(configuration: configuration)
         _ = try await service.send(HTTPRequest(method: .post, url: server.url("/notes/v1/reset")))
         _ = try await service.send(HTTPRequest(method: .post, url: server.url("/notes/v1/seed?count=100")))

@@ -21,7 +21,7 @@ struct BatchBench: AsyncParsableCommand {
         let base = URL(string: url)!
         let api = APIDescription(name: "notes", version: "v1", rootURL: base, servicePath: "notes/v1/")
         var configuration = ServiceActor.Configuration()
-        configuration.batchConcurrency = 10
+        configuration.limits.batchConcurrency = 10
         try await withService(configuration: configuration) { service in
             _ = try await service.send(HTTPRequest(method: .post, url: base.appendingPathComponent("notes/v1/reset")))
             _ = try await service.send(HTTPRequest(method: .post, url: URL(string: "\(url)/notes/v1/seed?count=\(queries)")!))

@@ -64,13 +64,13 @@ struct Load: AsyncParsableCommand {
 
     private func runCourier(_ target: URL) async throws {
         var configuration = ServiceActor.Configuration()
-        configuration.limits.maxConnectionsPerHost = max(connections, background)
-        configuration.limits.maxConcurrentTransfersPerHost = max(100, background, concurrency)
-        configuration.limits.maxConcurrentTransfers = max(1024, background + concurrency)
-        configuration.loopBackend = backend == "multipoll" ? .multiPoll : .epoll
-        configuration.automaticDecompression = false
-        configuration.httpVersion = httpVersion == "2" ? .http2 : .http1_1
-        if insecure { configuration.tls.verifyPeer = false }
+        configuration.limits.connections.maxConnectionsPerHost = max(connections, background)
+        configuration.limits.connections.maxConcurrentTransfersPerHost = max(100, background, concurrency)
+        configuration.limits.connections.maxConcurrentTransfers = max(1024, background + concurrency)
+        configuration.transport.loopBackend = backend == "multipoll" ? .multiPoll : .epoll
+        configuration.transport.automaticDecompression = false
+        configuration.transport.httpVersion = httpVersion == "2" ? .http2 : .http1_1
+        if insecure { configuration.transport.tls.verifyPeer = false }
         let request = HTTPRequest(url: target)
         try await withService(configuration: configuration) { service in
             let slow = backgroundURL.map { HTTPRequest(url: URL(string: $0)!) }

@@ -23,10 +23,10 @@ struct InFlight: AsyncParsableCommand {
         var configuration = ServiceActor.Configuration()
         // As many transfers as connections: the rest of the queries wait in Courier's admission
         // queue, a few hundred bytes each, instead of each holding a curl easy handle (~10 KiB).
-        configuration.limits.maxConnectionsPerHost = connections
-        configuration.limits.maxConcurrentTransfersPerHost = connections
-        configuration.limits.maxConcurrentTransfers = connections
-        configuration.timeouts = Timeouts(connect: .seconds(60), total: .seconds(300))
+        configuration.limits.connections.maxConnectionsPerHost = connections
+        configuration.limits.connections.maxConcurrentTransfersPerHost = connections
+        configuration.limits.connections.maxConcurrentTransfers = connections
+        configuration.transport.timeouts = Timeouts(connect: .seconds(60), total: .seconds(300))
         let request = HTTPRequest(url: URL(string: url)!)
         try await withService(configuration: configuration) { service in
             // Warm-up: the connections, the handle pool and the runtime's own caches.

@@ -54,11 +54,11 @@ struct ResilienceBench: AsyncParsableCommand {
             server.notes.seed(count: 1)
             let header = "quota-\(quota);run=\(UUID())"
             var configuration = ServiceActor.Configuration()
-            configuration.authorizer = Tagger(header: header)
-            configuration.limits.maxConnectionsPerHost = 64
+            configuration.auth.authorizer = Tagger(header: header)
+            configuration.limits.connections.maxConnectionsPerHost = 64
             switch form {
-            case "fixed limit": configuration.rateLimits = RateLimits(.perSecond(Double(quota * 5), adaptive: false))
-            case "adaptive limit": configuration.rateLimits = RateLimits(.perSecond(Double(quota * 5)))
+            case "fixed limit": configuration.limits.rateLimits = RateLimits(.perSecond(Double(quota * 5), adaptive: false))
+            case "adaptive limit": configuration.limits.rateLimits = RateLimits(.perSecond(Double(quota * 5)))
             default: break
             }
             let started = ContinuousClock.now
@@ -92,9 +92,9 @@ struct ResilienceBench: AsyncParsableCommand {
         print("form                 burst-ms  burst-requests  hot-reads/s  hot-requests/s")
         for form in ["plain", "cache + coalescing"] {
             var configuration = ServiceActor.Configuration()
-            configuration.limits.maxConnectionsPerHost = 64
-            configuration.limits.maxConcurrentTransfersPerHost = 1_000
-            if form != "plain" { configuration.caching = QueryCaching() }
+            configuration.limits.connections.maxConnectionsPerHost = 64
+            configuration.limits.connections.maxConcurrentTransfersPerHost = 1_000
+            if form != "plain" { configuration.queries.caching = QueryCaching() }
             try await withService(configuration: configuration) { service in
                 let query = Self.get(server)
                 _ = try await service.execute(query) // connections warm

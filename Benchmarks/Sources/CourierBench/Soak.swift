@@ -28,12 +28,12 @@ struct Soak: AsyncParsableCommand {
     func run() async throws {
         let base = URL(string: url)!
         var configuration = ServiceActor.Configuration()
-        configuration.rootURL = base
-        configuration.limits.maxConnectionsPerHost = 64
-        configuration.limits.maxConcurrentTransfersPerHost = 128
+        configuration.queries.rootURL = base
+        configuration.limits.connections.maxConnectionsPerHost = 64
+        configuration.limits.connections.maxConcurrentTransfersPerHost = 128
         configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.05, multiplier: 2, maxDelay: .seconds(2))
-        configuration.timeouts = Timeouts(connect: .seconds(5), total: .seconds(30), idle: .seconds(5))
-        configuration.paging = .fetchAll(maxPages: 20)
+        configuration.transport.timeouts = Timeouts(connect: .seconds(5), total: .seconds(30), idle: .seconds(5))
+        configuration.queries.paging = .fetchAll(maxPages: 20)
         let notes = APIDescription(name: "notes", version: "v1", rootURL: base, servicePath: "notes/v1/")
         let files = APIDescription(name: "files", version: "v1", rootURL: base, servicePath: "files/v1/")
         let faults = ["reset-before-headers", "reset-mid-body", "truncated", "bad-chunked", "stall-headers", "huge-header"]

@@ -44,7 +44,7 @@ struct UploadBench: AsyncParsableCommand {
             guard process.terminationStatus == 0 else { throw ValidationError("curl failed") }
         }
         var configuration = ServiceActor.Configuration()
-        configuration.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(120))
+        configuration.transport.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(120))
         let (single, resumable) = try await withService(configuration: configuration) { service in
             let single = try await megabytesPerSecond {
                 let response = try await service.send(HTTPRequest(method: .put, url: URL(string: "\(url)/discard")!, body: .file(file)))

@@ -10,7 +10,7 @@ extension ServiceActor {
     public nonisolated func batch(_ batch: QueryBatch) async throws -> BatchResult {
         try batch.checkUniqueIDs()
         let context = RequestContext(requestID: batch.requestID, name: "batch", operation: .batch, retry: configuration.retry,
-                                     testHandler: configuration.testHandler, authorize: true)
+                                     testHandler: configuration.testing.handler, authorize: true)
         return try await operation(context) { [self] in
             var results: [String: Result<any Sendable, any Error>] = [:]
             for try await (requestID, result) in batchResults(batch) { results[requestID] = result }
@@ -24,7 +24,7 @@ extension ServiceActor {
     public nonisolated func batchResults(_ batch: QueryBatch)
         -> AsyncThrowingStream<(requestID: String, result: Result<any Sendable, any Error>), any Error>
     {
-        let limit = max(1, batch.maxConcurrency ?? configuration.batchConcurrency)
+        let limit = max(1, batch.maxConcurrency ?? configuration.limits.batchConcurrency)
         return AsyncThrowingStream { continuation in
             do { try batch.checkUniqueIDs() } catch {
                 continuation.finish(throwing: error)

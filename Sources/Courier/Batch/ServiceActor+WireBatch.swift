@@ -24,7 +24,7 @@ extension ServiceActor {
     public nonisolated func executeBatch(_ batch: QueryBatch) async throws -> BatchResult {
         try batch.checkUniqueIDs()
         let context = RequestContext(requestID: batch.requestID, name: "batch", operation: .batch, retry: configuration.retry,
-                                     testHandler: configuration.testHandler, authorize: true)
+                                     testHandler: configuration.testing.handler, authorize: true)
         return try await operation(context) { [self] in try await executeWireBatch(batch, context: context) }
     }
 
@@ -50,14 +50,14 @@ extension ServiceActor {
     private nonisolated func sendInWireBatches(_ items: [BatchItem], context: RequestContext) async throws
         -> [String: Result<any Sendable, any Error>]
     {
-        let size = min(max(1, configuration.maxBatchSize), 1000)
+        let size = min(max(1, configuration.limits.maxBatchSize), 1000)
         var chunks: [[BatchItem]] = []
         for group in Dictionary(grouping: items, by: { endpoint(for: $0.api) }).values.sorted(by: { $0[0].requestID < $1[0].requestID }) {
             for start in stride(from: 0, to: group.count, by: size) {
                 chunks.append(Array(group[start..<min(start + size, group.count)]))
             }
         }
-        let limit = max(1, configuration.batchConcurrency)
+        let limit = max(1, configuration.limits.batchConcurrency)
         return try await withThrowingTaskGroup(of: [String: Result<any Sendable, any Error>].self) { group in
             var pending = chunks[...]
             for _ in 0..<limit {
@@ -74,7 +74,7 @@ extension ServiceActor {
     }
 
     private nonisolated func endpoint(for api: APIDescription) -> URL {
-        var root = (configuration.rootURL ?? api.rootURL).absoluteString
+        var root = (configuration.queries.rootURL ?? api.rootURL).absoluteString
         if !root.hasSuffix("/") { root += "/" }
         return URL(string: root + api.batchPath) ?? api.rootURL
     }
@@ -122,7 +122,7 @@ extension ServiceActor {
             for (index, (item, result)) in readParts(of: response, for: pending).enumerated() {
                 var part = pending[index]
                 if case .failure(let error as APIError) = result {
-                    if error.status == 401, configuration.authorizer != nil, !refreshedParts {
+                    if error.status == 401, configuration.auth.authorizer != nil, !refreshedParts {
                         unauthorized = true
                         again.append(part)
                         continue
@@ -138,7 +138,7 @@ extension ServiceActor {
                 }
                 results[item.requestID] = result
             }
-            if unauthorized, let authorizer = configuration.authorizer {
+            if unauthorized, let authorizer = configuration.auth.authorizer {
                 refreshedParts = true
                 await authorizer.invalidate(request) // carries no token of its own: the current one is dropped
             }
@@ -199,7 +199,7 @@ extension ServiceActor {
                 guard (200..<300).contains(answer.status) else {
                     return (item, .failure(APIError(response: answer, requestID: item.requestID)))
                 }
-                return (item, .success(try item.decode(answer, configuration.jsonLimits)))
+                return (item, .success(try item.decode(answer, configuration.json)))
             } catch let error as MultipartError {
                 return (item, .failure(BatchError(.malformedResponse, message: "\(item.requestID): \(error)")))
             } catch {
@@ -214,7 +214,7 @@ extension ServiceActor {
         struct Paging { let item: BatchItem; var value: any Sendable; var pages: Int; let maxPages: Int; let behavior: PagingPolicy.LimitBehavior }
         var active: [String: Paging] = [:]
         for item in items {
-            guard case .fetchAll(let maxPages, let behavior) = item.paging ?? configuration.paging,
+            guard case .fetchAll(let maxPages, let behavior) = item.paging ?? configuration.queries.paging,
                   case .success(let value)? = results[item.requestID] else { continue }
             active[item.requestID] = Paging(item: item, value: value, pages: 1, maxPages: maxPages, behavior: behavior)
         }

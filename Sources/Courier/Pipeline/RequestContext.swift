@@ -29,7 +29,7 @@ struct RequestContext: Sendable {
         /// The API a query belongs to, for rate limits keyed by API.
         var api: String?
         var rateLimitKey: String?
-        /// A raw request (`send`, `stream`, `download(_:to:)`, token requests).
+        /// A raw request (`send`, `stream`, `send(_:writingBodyTo:)`, token requests).
         var isRaw = false
         let observedStatus: StatusCell
 

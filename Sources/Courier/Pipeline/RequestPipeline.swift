@@ -105,9 +105,9 @@ struct RequestPipeline: Sendable {
         async throws -> T.Output?
     {
         let configuration = service.configuration
-        if head.status == 401, context.authorize, let authorizer = configuration.authorizer, !state.refreshedCredentials {
+        if head.status == 401, context.authorize, let authorizer = configuration.auth.authorizer, !state.refreshedCredentials {
             state.refreshedCredentials = true
-            configuration.logger.debug("credentials refused; refreshing them once", metadata: [
+            configuration.telemetry.logger.debug("credentials refused; refreshing them once", metadata: [
                 "query": "\(context.name)", "request-id": "\(context.requestID)",
             ])
             await authorizer.invalidate(request)
@@ -128,7 +128,7 @@ struct RequestPipeline: Sendable {
 
     /// `request` with the authorizer's credentials, when this operation is authorized.
     nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
-        guard context.authorize, let authorizer = service.configuration.authorizer else { return request }
+        guard context.authorize, let authorizer = service.configuration.auth.authorizer else { return request }
         var signed = request
         try await authorizer.authorize(&signed, context: AuthorizationContext(service: service, request: context))
         return signed
@@ -232,7 +232,7 @@ struct RequestPipeline: Sendable {
     /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
     @inline(never)
     func wait(_ delay: Duration, attempt: Int, reason: String, status: Int?) async throws {
-        service.configuration.logger.debug("retrying", metadata: [
+        service.configuration.telemetry.logger.debug("retrying", metadata: [
             "query": "\(context.name)", "request-id": "\(context.requestID)", "attempt": "\(attempt)",
             "delay": "\(delay)", "reason": "\(reason)",
         ])
@@ -240,7 +240,7 @@ struct RequestPipeline: Sendable {
                                         reason: reason))
         service.metrics.retry(operation: context.operation, status: status)
         context.observedStatus.retried()
-        try await service.configuration.clock.sleep(for: delay)
+        try await service.configuration.testing.clock.sleep(for: delay)
     }
 
     @inline(__always)

@@ -28,7 +28,7 @@ public struct CircuitBreakerPolicy: Sendable, Hashable {
     public var halfOpenProbes: Int
     /// Statuses that count as the host failing; any other answer counts as it working.
     public var failureStatuses: Set<Int>
-    /// Whether raw requests (`send`, `stream`, `download(_:to:)`) are guarded too. Off: a raw
+    /// Whether raw requests (`send`, `stream`, `send(_:writingBodyTo:)`) are guarded too. Off: a raw
     /// request names its own URL and judges its own statuses.
     public var guardsRawRequests: Bool
 

@@ -26,7 +26,7 @@ enum RequestBuilder {
         if let fields = query.fields { parameters.set("fields", fields) }
         if query.downloadsMedia { parameters.set("alt", "media") }
         parameters.set("prettyPrint", "false")
-        if let key = configuration.apiKey, parameters["key"] == nil { parameters.set("key", key) }
+        if let key = configuration.auth.apiKey, parameters["key"] == nil { parameters.set("key", key) }
         urlText += (urlText.contains("?") ? "&" : "?") + parameters.encoded
 
         guard let url = URL(string: urlText) else {
@@ -36,8 +36,8 @@ enum RequestBuilder {
         if !query.downloadsMedia, request.headers["Accept"] == nil {
             request.headers["Accept"] = "application/json"
         }
-        if let applicationName = configuration.applicationName, request.headers["User-Agent"] == nil {
-            request.headers["User-Agent"] = "\(applicationName) \(configuration.userAgent)"
+        if let applicationName = configuration.queries.applicationName, request.headers["User-Agent"] == nil {
+            request.headers["User-Agent"] = "\(applicationName) \(configuration.transport.userAgent)"
         }
         if let body = query.body {
             request.body = .data(body.serialized())
@@ -62,6 +62,6 @@ enum RequestBuilder {
     }
 
     static func rootURL<Response>(for query: Query<Response>, configuration: ServiceActor.Configuration) -> URL {
-        query.execution.rootURL ?? configuration.rootURL ?? query.api.rootURL
+        query.execution.rootURL ?? configuration.queries.rootURL ?? query.api.rootURL
     }
 }

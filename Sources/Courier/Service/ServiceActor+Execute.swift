@@ -42,12 +42,12 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         configuration = service.configuration
         context = RequestContext(requestID: query.requestID, name: query.name, operation: operation,
                                  retry: query.execution.retry ?? configuration.retry,
-                                 testHandler: query.execution.testHandler ?? configuration.testHandler, authorize: true)
+                                 testHandler: query.execution.testHandler ?? configuration.testing.handler, authorize: true)
         context.api = query.api.name
         context.rateLimitKey = query.execution.rateLimitKey
     }
 
-    var paging: PagingPolicy { query.execution.paging ?? configuration.paging }
+    var paging: PagingPolicy { query.execution.paging ?? configuration.queries.paging }
 
     func run() async throws -> Response {
         let first = try await fetch(query)
@@ -99,7 +99,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         let request = try prepare(query)
         let response = if let cache = service.queryCache { try await perform(request, cache: cache) } else { try await perform(request) }
         do {
-            return try Response.decode(from: response, limits: configuration.jsonLimits)
+            return try Response.decode(from: response, limits: configuration.json)
         } catch let error as QueryError {
             throw error
         } catch {

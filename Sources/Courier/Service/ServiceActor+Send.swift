@@ -24,8 +24,11 @@ extension ServiceActor {
     /// status leaves the file untouched and returns its (bounded) body in the response. With
     /// `append`, bytes are added to an existing file, as a `Range` resume needs. Retries follow
     /// the service's policy unless `options` say otherwise (a retry starts the file anew).
-    public nonisolated(nonsending) func download(_ request: HTTPRequest, to file: URL, append: Bool = false,
-                                     options: RequestOptions = RequestOptions()) async throws -> HTTPResponse {
+    ///
+    /// For media that should survive a dropped connection (`Range` resume, verification, slices),
+    /// use ``downloadFile(_:to:options:requestOptions:)`` instead.
+    public nonisolated(nonsending) func send(_ request: HTTPRequest, writingBodyTo file: URL, append: Bool = false,
+                                             options: RequestOptions = RequestOptions()) async throws -> HTTPResponse {
         try await raw(request, FileTransmission(file: file, append: append),
                       rawContext(options, operation: .download, retry: configuration.retry), options)
     }
@@ -47,7 +50,7 @@ extension ServiceActor {
                                 retry: RetryPolicy) -> RequestContext {
         var context = RequestContext(requestID: options.requestID, name: options.name ?? operation.rawValue,
                                      operation: operation, retry: options.retry ?? retry,
-                                     testHandler: configuration.testHandler, authorize: options.authorize)
+                                     testHandler: configuration.testing.handler, authorize: options.authorize)
         context.throwsRefusedStatus = false // a non-2xx answer is the caller's to judge
         context.isRaw = true
         context.rateLimitKey = options.rateLimitKey
@@ -83,7 +86,7 @@ extension ServiceActor {
 
     /// One buffered exchange.
     func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await start(request, delivery: .buffered(limit: configuration.maxResponseBodySize), file: nil)
+        try await start(request, delivery: .buffered(limit: configuration.transport.maxResponseBodySize), file: nil)
     }
 
     /// One exchange whose 2xx body goes to `file`.

@@ -45,19 +45,19 @@ public actor ServiceActor {
     /// Starts the event loop thread. Throws if libcurl or epoll cannot be set up.
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
-        trafficLog = configuration.httpLog.map(HTTPTrafficLog.init(options:))
-        limiter = configuration.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))
-        let metrics = PipelineMetrics(factory: configuration.metricsFactory)
+        trafficLog = configuration.telemetry.httpLog.map(HTTPTrafficLog.init(options:))
+        limiter = configuration.limits.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))
+        let metrics = PipelineMetrics(factory: configuration.telemetry.metricsFactory)
         let events = eventHub
         self.metrics = metrics
-        let time = ServiceTime(configuration.clock)
-        rateLimiter = configuration.rateLimits.map { RateLimiter($0, time: time, events: events, metrics: metrics) }
-        circuitBreakers = configuration.circuitBreaker.map { CircuitBreakers($0, time: time, events: events, metrics: metrics) }
-        queryCache = configuration.caching.map { QueryCache($0, metrics: metrics) }
-        tracing = PipelineTracing(configuration.tracer)
+        let time = ServiceTime(configuration.testing.clock)
+        rateLimiter = configuration.limits.rateLimits.map { RateLimiter($0, time: time, events: events, metrics: metrics) }
+        circuitBreakers = configuration.limits.circuitBreaker.map { CircuitBreakers($0, time: time, events: events, metrics: metrics) }
+        queryCache = configuration.queries.caching.map { QueryCache($0, metrics: metrics) }
+        tracing = PipelineTracing(configuration.telemetry.tracer)
         guardsAttempts = limiter != nil || rateLimiter != nil || circuitBreakers != nil || tracing != nil
-        let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits,
-                                  backend: configuration.loopBackend)
+        let multi = try CurlMulti(settings: configuration.transportSettings, limits: configuration.limits.connections,
+                                  backend: configuration.transport.loopBackend)
         loop = try CurlEventLoop(multi: multi)
         LiveObjects.created(.service)
     }
@@ -121,7 +121,7 @@ public actor ServiceActor {
 
     /// Timeouts of `request` with the service's defaults filled in.
     func timeouts(for request: HTTPRequest) -> Timeouts {
-        request.timeouts.merged(over: configuration.timeouts)
+        request.timeouts.merged(over: configuration.transport.timeouts)
     }
 
     // MARK: Shutdown

@@ -162,7 +162,7 @@ struct ResumableUpload<Response: QueryResponse> {
             throw UploadError(.protocolViolation, message: "the initiation answered \(response.status) without a Location")
         }
         let next = machine.initiated(sessionURI: sessionURI)
-        execution.configuration.logger.debug("upload session opened", metadata: [
+        execution.configuration.telemetry.logger.debug("upload session opened", metadata: [
             "query": "\(query.name)", "session": "\(Redaction.url(sessionURI.absoluteString))",
             "bytes": "\(machine.total.map(String.init) ?? "unknown")",
         ])
@@ -271,7 +271,7 @@ struct ResumableUpload<Response: QueryResponse> {
             saveSession()
             return next
         case 404, 410:
-            execution.configuration.logger.debug("upload session gone", metadata: [
+            execution.configuration.telemetry.logger.debug("upload session gone", metadata: [
                 "query": "\(query.name)", "status": "\(response.status)", "acknowledged": "\(machine.offset)",
             ])
             let next = machine.failed(sessionGone: true)
@@ -314,7 +314,7 @@ struct ResumableUpload<Response: QueryResponse> {
             if let mismatch = try await checksums.result.mismatch(with: object) { throw IntegrityError(message: mismatch) }
         }
         removeSession()
-        return try Response.decode(from: response, limits: execution.configuration.jsonLimits)
+        return try Response.decode(from: response, limits: execution.configuration.json)
     }
 
     // MARK: Session persistence

@@ -97,7 +97,7 @@ extension ServiceActor {
            let mismatch = checksums.mismatch(with: object) {
             throw IntegrityError(message: mismatch)
         }
-        return try Response.decode(from: response, limits: configuration.jsonLimits)
+        return try Response.decode(from: response, limits: configuration.json)
     }
 
     /// Cloud Storage's object resource takes the media's `md5Hash` and `crc32c` and refuses media

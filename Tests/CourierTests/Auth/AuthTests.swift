@@ -54,7 +54,7 @@ enum AuthFixtures {
             let account = try AuthFixtures.serviceAccount(registeredWith: server)
             defer { try? FileManager.default.removeItem(at: account.file) }
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = try ServiceAccountAuthorizer(keyFile: account.file, scopes: ["notes.read", "notes.write"])
+            configuration.auth.authorizer = try ServiceAccountAuthorizer(keyFile: account.file, scopes: ["notes.read", "notes.write"])
             try await withCheckedService(configuration: configuration) { service in
                 let note = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 #expect(note.id == "note-0001")
@@ -97,7 +97,7 @@ enum AuthFixtures {
             let clock = MovableNow()
             let authorizer = try AuthFixtures.refreshAuthorizer(server, now: clock)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = authorizer
+            configuration.auth.authorizer = authorizer
             try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 #expect(server.tokens.refreshCount == 1)
@@ -119,7 +119,7 @@ enum AuthFixtures {
             server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret,
                                          refreshToken: AuthFixtures.refreshToken)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = try AuthFixtures.refreshAuthorizer(server)
+            configuration.auth.authorizer = try AuthFixtures.refreshAuthorizer(server)
             try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 let before = server.counters.requests
@@ -198,7 +198,7 @@ enum AuthFixtures {
             server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret,
                                          refreshToken: AuthFixtures.refreshToken)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = try AuthFixtures.refreshAuthorizer(server, refreshToken: "UNKNOWN")
+            configuration.auth.authorizer = try AuthFixtures.refreshAuthorizer(server, refreshToken: "UNKNOWN")
             try await withCheckedService(configuration: configuration) { service in
                 await #expect(throws: AuthError.invalidGrant) { try await service.execute(AuthFixtures.protectedNote("x")) }
             }
@@ -288,7 +288,7 @@ enum AuthFixtures {
     @Test func authorizationIsDroppedOnARedirectToAnotherHost() async throws {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = BearerTokenAuthorizer(token: "s3kr1t")
+            configuration.auth.authorizer = BearerTokenAuthorizer(token: "s3kr1t")
             try await withCheckedService(configuration: configuration) { service in
                 var query = Query<GenericObject>(api: TestAPIs.notes, name: "redirect", path: "/redirect-to")
                 query.parameters.set("url", "http://localhost:\(server.baseURL.port!)/echo")
@@ -328,7 +328,7 @@ enum AuthFixtures {
 
             for authorizer in [user, robot] {
                 var configuration = ServiceActor.Configuration.testing(server.baseURL)
-                configuration.authorizer = authorizer
+                configuration.auth.authorizer = authorizer
                 try await withCheckedService(configuration: configuration) { service in
                     let note = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                     #expect(note.id == "note-0001")
@@ -364,9 +364,9 @@ enum AuthFixtures {
             let robot = try ServiceAccountAuthorizer(keyFile: account.file, scopes: ["notes.read"])
             for authorizer in [refresh, robot] as [any Authorizer] {
                 var configuration = ServiceActor.Configuration.testing(server.baseURL)
-                configuration.logger = Logger(label: "secrets", factory: capture.handler)
-                configuration.httpLog = HTTPLogOptions(directory: logDirectory)
-                configuration.authorizer = CombinedAuthorizer(APIKeyAuthorizer(key: "API-KEY-s3kr1t-42"), authorizer)
+                configuration.telemetry.logger = Logger(label: "secrets", factory: capture.handler)
+                configuration.telemetry.httpLog = HTTPLogOptions(directory: logDirectory)
+                configuration.auth.authorizer = CombinedAuthorizer(APIKeyAuthorizer(key: "API-KEY-s3kr1t-42"), authorizer)
                 try await withCheckedService(configuration: configuration) { service in
                     _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                     server.tokens.expireAllTokens()

@@ -13,7 +13,7 @@ import Testing
     func withAuthorized<T: Sendable>(_ server: TestServer, _ authorizer: any Authorizer,
                                      _ body: (ServiceActor) async throws -> T) async throws -> T {
         var configuration = ServiceActor.Configuration.testing(server.baseURL)
-        configuration.authorizer = authorizer
+        configuration.auth.authorizer = authorizer
         return try await withCheckedService(configuration: configuration, body)
     }
 

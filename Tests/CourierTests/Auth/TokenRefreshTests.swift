@@ -17,7 +17,7 @@ import Testing
             server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
             let clock = MovableNow()
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = try OAuth2RefreshTokenAuthorizer(
+            configuration.auth.authorizer = try OAuth2RefreshTokenAuthorizer(
                 clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
                 scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
             try await withCheckedService(configuration: configuration) { service in
@@ -64,7 +64,7 @@ import Testing
             server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
             let clock = MovableNow()
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = try OAuth2RefreshTokenAuthorizer(
+            configuration.auth.authorizer = try OAuth2RefreshTokenAuthorizer(
                 clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
                 scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
             try await withCheckedService(configuration: configuration) { service in

@@ -93,7 +93,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
     }
 
     @Test func cancellingTheBatchCancelsEveryQuery() async throws {
-        try await withNotesService(configure: { $0.limits.maxConnectionsPerHost = 20 }) { server, service in
+        try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 20 }) { server, service in
             var batch = QueryBatch()
             for _ in 0..<20 { batch.add(Notes.delay(30_000)) }
             batch.maxConcurrency = 20
@@ -182,7 +182,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
             server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret,
                                          refreshToken: AuthFixtures.refreshToken)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = try AuthFixtures.refreshAuthorizer(server)
+            configuration.auth.authorizer = try AuthFixtures.refreshAuthorizer(server)
             try await withCheckedService(configuration: configuration) { service in
                 let queries = (1...3).map { AuthFixtures.protectedNote(String(format: "note-%04d", $0)) }
                 var first = QueryBatch()
@@ -283,7 +283,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
 /// The service-wide limit: the seeds' "don't hog the backend".
 @Suite struct ConcurrencyLimitTests {
     @Test func theLimitIsNeverExceededOnTheServer() async throws {
-        try await withNotesService(configure: { $0.maxConcurrentQueries = 5 }) { server, service in
+        try await withNotesService(configure: { $0.limits.maxConcurrentQueries = 5 }) { server, service in
             server.counters.resetMaxInFlight()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<60 { group.addTask { _ = try await service.execute(Notes.delay(30)) } }
@@ -296,7 +296,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
     }
 
     @Test func aQueuedQueryHonoursCancellation() async throws {
-        try await withNotesService(configure: { $0.maxConcurrentQueries = 1 }) { server, service in
+        try await withNotesService(configure: { $0.limits.maxConcurrentQueries = 1 }) { server, service in
             let holder = Task { try await service.execute(Notes.delay(1500)) }
             #expect(await eventually { server.counters.inFlight == 1 })
             let queued = Task { try await service.execute(Notes.delay(10)) }
@@ -338,7 +338,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
     @Test func gettingAndDeletingObjectsInOneBatch() async throws {
         try await withFakeGCS { gcs in
             var configuration = ServiceActor.Configuration.suite()
-            configuration.rootURL = gcs.baseURL
+            configuration.queries.rootURL = gcs.baseURL
             try await withCheckedService(configuration: configuration) { service in
                 var bucket = Query<GenericObject>(api: Self.storage, name: "storage.buckets.insert", method: .post, path: "b")
                 bucket.parameters.set("project", "test")

@@ -27,9 +27,9 @@ import Testing
     static func configuration(_ server: TestServer, _ watcher: Watcher, metrics: TestMetrics? = nil,
                               caching: QueryCaching = QueryCaching()) -> ServiceActor.Configuration {
         var configuration = ServiceActor.Configuration.testing(server.baseURL)
-        configuration.authorizer = watcher
-        configuration.caching = caching
-        configuration.metricsFactory = metrics
+        configuration.auth.authorizer = watcher
+        configuration.queries.caching = caching
+        configuration.telemetry.metricsFactory = metrics
         return configuration
     }
 

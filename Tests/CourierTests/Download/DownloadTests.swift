@@ -93,7 +93,7 @@ import Testing
         try await withTestServer { server in
             try server.files.store(name: "big", contents: Data(count: 2_000_000))
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.maxResponseBodySize = 1_000_000
+            configuration.transport.maxResponseBodySize = 1_000_000
             try await withCheckedService(configuration: configuration) { service in
                 await #expect(throws: TransportError.bodyTooLarge) { try await service.execute(Files.media(server, id: "file-1")) }
             }

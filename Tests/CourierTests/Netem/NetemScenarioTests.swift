@@ -16,7 +16,7 @@ struct NetemScenarioTests {
 
     func configuration() -> ServiceActor.Configuration {
         var configuration = ServiceActor.Configuration()
-        configuration.limits.maxConnectionsPerHost = 64
+        configuration.limits.connections.maxConnectionsPerHost = 64
         return configuration
     }
 
@@ -167,9 +167,9 @@ extension NetemScenarioTests {
     @Test func http2StreamsFlowWhileOneStalls() async throws {
         let link = link
         var configuration = configuration()
-        configuration.httpVersion = .http2
-        configuration.tls.verifyPeer = false
-        configuration.limits.maxConnectionsPerHost = 1
+        configuration.transport.httpVersion = .http2
+        configuration.transport.tls.verifyPeer = false
+        configuration.limits.connections.maxConnectionsPerHost = 1
         try await withCheckedService(configuration: configuration) { service in
             let first = try await service.send(HTTPRequest(url: link.tls("/json/1024")))
             #expect(first.status == 200 && first.body.count == 1024)

@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func bodyOverTheMaximumIsATypedErrorWithBoundedMemory() async throws {
-        try await withServerAndService(configure: { $0.maxResponseBodySize = 1_000_000 }) { server, service in
+        try await withServerAndService(configure: { $0.transport.maxResponseBodySize = 1_000_000 }) { server, service in
             let atTheLimit = try await service.send(HTTPRequest(url: server.url("/bytes/1000000")))
             #expect(atTheLimit.body.count == 1_000_000)
             await #expect(throws: TransportError.bodyTooLarge) {

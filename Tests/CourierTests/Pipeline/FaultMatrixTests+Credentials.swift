@@ -13,7 +13,7 @@ extension FaultMatrixTests {
         let refresh = try OAuth2RefreshTokenAuthorizer(
             clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
             scopes: ["notes.read"], tokenURL: tokenURL ?? server.url("/token"))
-        configuration.authorizer = CombinedAuthorizer(FaultInjector(fault: fault), refresh)
+        configuration.auth.authorizer = CombinedAuthorizer(FaultInjector(fault: fault), refresh)
         return configuration
     }
 
@@ -39,7 +39,7 @@ extension FaultMatrixTests {
 
             // A 401, and the token endpoint fails the refresh: a typed AuthError.
             var failing = try Self.authorized(server, fault: "401x1")
-            if let combined = failing.authorizer as? CombinedAuthorizer, let refresh = combined.authorizers.last {
+            if let combined = failing.auth.authorizer as? CombinedAuthorizer, let refresh = combined.authorizers.last {
                 var probe = HTTPRequest(url: server.baseURL)
                 try await refresh.authorize(&probe) // holds a token before the endpoint fails
             }

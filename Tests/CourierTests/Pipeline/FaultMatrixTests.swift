@@ -34,11 +34,11 @@ import Testing
     /// is, a loaded machine (the whole suite runs in parallel on two cores) gets more slack.
     static func configuration(root: URL, fault: String, idle: Duration = .seconds(15)) -> ServiceActor.Configuration {
         var configuration = ServiceActor.Configuration.testing(root)
-        configuration.authorizer = FaultInjector(fault: fault)
+        configuration.auth.authorizer = FaultInjector(fault: fault)
         configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.02, multiplier: 2, maxDelay: .seconds(2))
         configuration.retry.retryableStatuses.insert(429) // opt-in, as in GTMSessionFetcher
-        configuration.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30), idle: idle)
-        configuration.paging = .fetchAll(maxPages: 10)
+        configuration.transport.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30), idle: idle)
+        configuration.queries.paging = .fetchAll(maxPages: 10)
         return configuration
     }
 

@@ -97,8 +97,8 @@ import Tracing
                 PartialDownload.remove(for: target)
             }
             if operation == .download {
-                let response = try await service.download(HTTPRequest(url: root.appendingPathComponent("download/files/v1/files/\(fileID)")),
-                                                          to: target, options: options)
+                let response = try await service.send(HTTPRequest(url: root.appendingPathComponent("download/files/v1/files/\(fileID)")),
+                                                      writingBodyTo: target, options: options)
                 guard response.isSuccess else { throw APIError(response: response) }
             } else if operation == .slicedDownload {
                 // Three concurrent Range slices of the 300,000 bytes.
@@ -171,8 +171,8 @@ import Tracing
             let connectionsBefore = server.counters.connectionsOpened
             let mock = Self.mockAPI()
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.testHandler = mock.handler
-            configuration.authorizer = BearerTokenAuthorizer(token: "mock-s3kr1t-token")
+            configuration.testing.handler = mock.handler
+            configuration.auth.authorizer = BearerTokenAuthorizer(token: "mock-s3kr1t-token")
             try await withCheckedService(configuration: configuration) { service in
                 try await Self.perform(operation, service: service, server: server, fileID: "f1", requestID: "mock-\(operation)",
                                        mocked: true)
@@ -188,8 +188,8 @@ import Tracing
     func theLimiterBoundHolds(_ operation: Operation) async throws {
         let injector = FaultInjector("slow-100")
         try await Self.withCell({ configuration, _ in
-            configuration.maxConcurrentQueries = 1
-            configuration.authorizer = injector
+            configuration.limits.maxConcurrentQueries = 1
+            configuration.auth.authorizer = injector
         }) { server, service, fileID in
             server.counters.resetMaxInFlight()
             let before = server.counters.requests
@@ -210,7 +210,7 @@ import Tracing
     /// The limiter check above is not vacuous: without the limiter the same runs overlap.
     @Test func withoutTheLimiterRequestsOverlap() async throws {
         let injector = FaultInjector("slow-300")
-        try await Self.withCell({ configuration, _ in configuration.authorizer = injector }) { server, service, fileID in
+        try await Self.withCell({ configuration, _ in configuration.auth.authorizer = injector }) { server, service, fileID in
             server.counters.resetMaxInFlight()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<3 {
@@ -227,7 +227,7 @@ import Tracing
     @Test(arguments: Operation.allCases)
     func fourOhOneRefreshesExactlyOnceThenSucceeds(_ operation: Operation) async throws {
         let injector = FaultInjector("401x1")
-        try await Self.withCell({ configuration, _ in configuration.authorizer = injector }) { server, service, fileID in
+        try await Self.withCell({ configuration, _ in configuration.auth.authorizer = injector }) { server, service, fileID in
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "auth-\(operation)")
             #expect(injector.invalidations.load(ordering: .relaxed) == 1)
         }
@@ -236,7 +236,7 @@ import Tracing
     @Test(arguments: Operation.allCases)
     func fiveOhThreeIsRetried(_ operation: Operation) async throws {
         let injector = FaultInjector("503x2")
-        try await Self.withCell({ configuration, _ in configuration.authorizer = injector }) { server, service, fileID in
+        try await Self.withCell({ configuration, _ in configuration.auth.authorizer = injector }) { server, service, fileID in
             let events = service.events
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "busy-\(operation)")
             await service.shutdown()
@@ -251,8 +251,8 @@ import Tracing
         let injector = FaultInjector("429x1")
         let clock = VirtualClock()
         try await Self.withCell({ configuration, _ in
-            configuration.authorizer = injector
-            configuration.clock = clock
+            configuration.auth.authorizer = injector
+            configuration.testing.clock = clock
         }) { server, service, fileID in
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "quota-\(operation)")
             #expect(clock.sleeps == [.seconds(1)], "\(operation) slept \(clock.sleeps)") // the server's Retry-After: 1
@@ -264,8 +264,8 @@ import Tracing
     static func afterResets(_ operation: Operation, write: Bool) async throws -> (error: (any Error)?, reached: Int) {
         let injector = FaultInjector("reset-before-headers")
         return try await withCell({ configuration, server in
-            configuration.authorizer = injector
-            configuration.rootURL = server.faultURL
+            configuration.auth.authorizer = injector
+            configuration.queries.rootURL = server.faultURL
         }) { server, service, fileID in
             let error = await #expect(throws: (any Error).self) {
                 try await perform(operation, service: service, server: server, fileID: fileID, requestID: "reset-\(operation)",
@@ -310,7 +310,7 @@ import Tracing
                 clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
                 scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
             authorizer.withLock { $0 = made }
-            configuration.authorizer = made
+            configuration.auth.authorizer = made
         }) { server, service, fileID in
             _ = try await #require(authorizer.withLock { $0 }).currentToken(through: service) // the first token
             clock.advance(by: 3600 - 120) // two minutes left: stale
@@ -347,9 +347,9 @@ import Tracing
         let secret = "ya29.s3kr1t-conformance-\(operation)"
         SuiteLog.registerSecret(secret)
         try await Self.withCell({ configuration, _ in
-            configuration.apiKey = "AIza-s3kr1t-conformance-key"
-            configuration.authorizer = BearerTokenAuthorizer(token: secret)
-            configuration.httpLog = HTTPLogOptions(directory: directory)
+            configuration.auth.apiKey = "AIza-s3kr1t-conformance-key"
+            configuration.auth.authorizer = BearerTokenAuthorizer(token: secret)
+            configuration.telemetry.httpLog = HTTPLogOptions(directory: directory)
         }) { server, service, fileID in
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "log-\(operation)")
             await service.shutdown()
@@ -395,8 +395,8 @@ import Tracing
         let metrics = TestMetrics()
         let injector = FaultInjector("503x1")
         try await Self.withCell({ configuration, _ in
-            configuration.metricsFactory = metrics
-            configuration.authorizer = injector
+            configuration.telemetry.metricsFactory = metrics
+            configuration.auth.authorizer = injector
         }) { server, service, fileID in
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "metrics-\(operation)")
             let name = operation.metricsName
@@ -415,8 +415,8 @@ import Tracing
     func rateLimitsPaceEveryRequest(_ operation: Operation) async throws {
         let clock = VirtualClock()
         try await Self.withCell({ configuration, _ in
-            configuration.clock = clock
-            configuration.rateLimits = RateLimits(.perSecond(2, burst: 1, adaptive: false), scope: .service)
+            configuration.testing.clock = clock
+            configuration.limits.rateLimits = RateLimits(.perSecond(2, burst: 1, adaptive: false), scope: .service)
         }) { server, service, fileID in
             let before = server.counters.requests
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -442,8 +442,8 @@ import Tracing
     func anOpenCircuitFailsEveryOperationFast(_ operation: Operation) async throws {
         let injector = FaultInjector("503x1")
         try await Self.withCell({ configuration, _ in
-            configuration.authorizer = injector
-            configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 1, openDuration: .seconds(600),
+            configuration.auth.authorizer = injector
+            configuration.limits.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 1, openDuration: .seconds(600),
                                                                 guardsRawRequests: true)
         }) { server, service, fileID in
             await #expect(throws: (any Error).self) {
@@ -465,7 +465,7 @@ import Tracing
     @Test(arguments: Operation.allCases)
     func everyOperationIsTraced(_ operation: Operation) async throws {
         let tracer = InMemoryTracer()
-        try await Self.withCell({ configuration, _ in configuration.tracer = tracer }) { server, service, fileID in
+        try await Self.withCell({ configuration, _ in configuration.telemetry.tracer = tracer }) { server, service, fileID in
             let id = "traced-\(operation)"
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: id)
             let spans = tracer.finishedSpans
@@ -493,9 +493,9 @@ import Tracing
     {
         let injector = FaultInjector("stall-headers")
         try await withCell({ configuration, server in
-            configuration.authorizer = injector
-            configuration.rootURL = server.faultURL
-            configuration.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(120))
+            configuration.auth.authorizer = injector
+            configuration.queries.rootURL = server.faultURL
+            configuration.transport.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(120))
         }) { server, service, fileID in
             let id = "stop-\(operation)-\(UUID())"
             let started = ContinuousClock.now

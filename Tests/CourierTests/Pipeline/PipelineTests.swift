@@ -77,7 +77,7 @@ import Testing
     @Test func aRefusedConnectIsRetriedForEveryMethod() async throws {
         let clock = VirtualClock()
         var configuration = ServiceActor.Configuration.suite()
-        configuration.clock = clock
+        configuration.testing.clock = clock
         try await withCheckedService(configuration: configuration) { service in
             let post = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(unusedPort())/orders")!, body: .data(Data("{}".utf8)))
             let error = await #expect(throws: TransportError.self) {
@@ -103,10 +103,10 @@ import Testing
     /// A 403 is final, unless Google's error reason says the rate limit was hit.
     @Test func aRateLimit403IsRetried() async throws {
         let clock = VirtualClock()
-        try await withServerAndService(configure: { $0.clock = clock }) { server, service in
+        try await withServerAndService(configure: { $0.testing.clock = clock }) { server, service in
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
-            configuration.authorizer = FaultInjector("403x1")
+            configuration.auth.authorizer = FaultInjector("403x1")
             try await withCheckedService(configuration: configuration) { limited in
                 let note = try await limited.execute(Notes.get("note-0001"))
                 #expect(note.id == "note-0001")
@@ -119,7 +119,7 @@ import Testing
     @Test func duplicateRequestIDsInABatchFailBeforeAnythingIsSent() async throws {
         let mock = MockTransport()
         var configuration = ServiceActor.Configuration.suite()
-        configuration.testHandler = mock.handler
+        configuration.testing.handler = mock.handler
         try await withCheckedService(configuration: configuration) { service in
             var twin = Notes.get("a")
             let original = twin
@@ -186,8 +186,8 @@ import Testing
             try .json(["id": "n1", "auth": .string(request.headers["Authorization"] ?? "")])
         }
         var configuration = ServiceActor.Configuration.testing(URL(string: "http://notes.invalid")!)
-        configuration.testHandler = mock.handler
-        configuration.authorizer = try OAuth2RefreshTokenAuthorizer(clientID: "c", clientSecret: "s3kr1t-secret", refreshToken: "r-s3kr1t",
+        configuration.testing.handler = mock.handler
+        configuration.auth.authorizer = try OAuth2RefreshTokenAuthorizer(clientID: "c", clientSecret: "s3kr1t-secret", refreshToken: "r-s3kr1t",
                                                                     tokenURL: URL(string: "http://127.0.0.1:9/token")!)
         try await withCheckedService(configuration: configuration) { service in
             let note = try await service.execute(Notes.get("n1"))
@@ -201,7 +201,7 @@ import Testing
         try await withTestServer { server in
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = APIKeyAuthorizer(key: "k-s3kr1t")
+            configuration.auth.authorizer = APIKeyAuthorizer(key: "k-s3kr1t")
             try await withCheckedService(configuration: configuration) { service in
                 let request = try await service.request(for: Notes.get("note-0001"))
                 #expect(request.url.path == "/notes/v1/notes/note-0001")

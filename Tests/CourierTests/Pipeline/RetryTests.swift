@@ -112,8 +112,8 @@ import Testing
                 ? try .json(["id": "n1"]) : try .googleError(status: 401, message: "expired", reason: "authError")
         }
         var configuration = ServiceActor.Configuration.suite()
-        configuration.authorizer = authorizer
-        configuration.testHandler = mock.handler
+        configuration.auth.authorizer = authorizer
+        configuration.testing.handler = mock.handler
         try await withCheckedService(configuration: configuration) { service in
             let note = try await service.execute(Notes.get("n1"))
             #expect(note.id == "n1")

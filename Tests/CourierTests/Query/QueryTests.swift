@@ -137,8 +137,8 @@ import Testing
     @Test func standardParametersAndHeaders() async throws {
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.apiKey = "KEY-s3kr1t-123"
-            configuration.applicationName = "NotesApp/2.1"
+            configuration.auth.apiKey = "KEY-s3kr1t-123"
+            configuration.queries.applicationName = "NotesApp/2.1"
             try await withCheckedService(configuration: configuration) { service in
                 var query = Query<GenericObject>(api: TestAPIs.notes, name: "echo", path: "/echo")
                 query.parameters.append("label", "a")
@@ -230,7 +230,7 @@ import Testing
     }
 
     @Test func serviceLevelPagingAppliesToEveryQuery() async throws {
-        try await withNotes(seed: 25, configure: { $0.paging = .fetchAll }) { _, service in
+        try await withNotes(seed: 25, configure: { $0.queries.paging = .fetchAll }) { _, service in
             let all = try await service.execute(Notes.list(maxResults: 10))
             #expect(all.items.count == 25)
             var single = Notes.list(maxResults: 10)

@@ -59,10 +59,10 @@ import Testing
             let clock = VirtualClock()
             let metrics = TestMetrics()
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: clock)
-            configuration.authorizer = FaultInjector("503x4")
+            configuration.auth.authorizer = FaultInjector("503x4")
             configuration.retry = .disabled
-            configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 3, openDuration: .seconds(10))
-            configuration.metricsFactory = metrics
+            configuration.limits.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 3, openDuration: .seconds(10))
+            configuration.telemetry.metricsFactory = metrics
             try await withCheckedService(configuration: configuration) { service in
                 let events = service.events
                 let host = RequestPipeline.hostKey(server.baseURL)
@@ -102,7 +102,7 @@ import Testing
         let closed = URL(string: "http://127.0.0.1:9/")! // the discard port: nothing listens
         for guards in [false, true] {
             var configuration = ServiceActor.Configuration()
-            configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 2, guardsRawRequests: guards)
+            configuration.limits.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 2, guardsRawRequests: guards)
             try await withCheckedService(configuration: configuration) { service in
                 for _ in 0..<2 {
                     await #expect(throws: TransportError.self) { try await service.send(HTTPRequest(url: closed)) }

@@ -19,9 +19,9 @@ import Testing
             let injector = FaultInjector("quota-50")
             let metrics = TestMetrics()
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.authorizer = injector
-            configuration.rateLimits = RateLimits(.perSecond(250))
-            configuration.metricsFactory = metrics
+            configuration.auth.authorizer = injector
+            configuration.limits.rateLimits = RateLimits(.perSecond(250))
+            configuration.telemetry.metricsFactory = metrics
             try await withCheckedService(configuration: configuration) { service in
                 let events = service.events
                 let failures = try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -87,7 +87,7 @@ import Testing
         try await withTestServer { server in
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
+            configuration.limits.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
             try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(Notes.get("note-0001")) // the one token
                 let before = server.counters.requests
@@ -108,7 +108,7 @@ import Testing
         try await withTestServer { server in
             server.notes.seed(count: 1)
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
+            configuration.limits.rateLimits = RateLimits(.perMinute(1, burst: 1, adaptive: false))
             try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(Notes.get("note-0001"))
                 let waiting = Task { try await service.execute(Notes.get("note-0001")) }

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func cancelWhileQueuedForAdmission() async throws {
-        try await withServerAndService(configure: { $0.limits.maxConcurrentTransfersPerHost = 1 }) { server, service in
+        try await withServerAndService(configure: { $0.limits.connections.maxConcurrentTransfersPerHost = 1 }) { server, service in
             let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
             // At the server, not just admitted: on a slow machine it may not have been sent yet,
             // and the request count below must be the blocker's alone.
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func cancelWhileQueuedInsideCurlForAConnection() async throws {
-        try await withServerAndService(configure: { $0.limits.maxConnectionsPerHost = 1 }) { server, service in
+        try await withServerAndService(configure: { $0.limits.connections.maxConnectionsPerHost = 1 }) { server, service in
             let blocker = Task { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
             #expect(await eventually { server.counters.inFlight == 1 })
             let pending = Task { try await service.send(HTTPRequest(url: server.url("/echo"))) }

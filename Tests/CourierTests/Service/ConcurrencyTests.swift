@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func perHostConnectionLimitIsHonoured() async throws {
-        try await withServerAndService(configure: { $0.limits.maxConnectionsPerHost = 3 }) { server, service in
+        try await withServerAndService(configure: { $0.limits.connections.maxConnectionsPerHost = 3 }) { server, service in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<30 { group.addTask { _ = try await service.send(HTTPRequest(url: server.url("/delay/20"))) } }
                 try await group.waitForAll()
@@ -86,7 +86,7 @@ import Testing
 
     @Test(arguments: [LoopBackend.epoll, .multiPoll])
     func bothLoopBackendsServeConcurrentRequests(backend: LoopBackend) async throws {
-        try await withServerAndService(configure: { $0.loopBackend = backend }) { server, service in
+        try await withServerAndService(configure: { $0.transport.loopBackend = backend }) { server, service in
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<200 { group.addTask { try await service.send(HTTPRequest(url: server.url("/echo"))).status } }
                 for try await status in group { #expect(status == 200) }

@@ -20,7 +20,7 @@ final class CapturedLog: Sendable {
     @Test func transfersAreTracedWithoutCredentials() async throws {
         let capture = CapturedLog()
         try await withServerAndService(configure: {
-            $0.logger = Logger(label: "test", factory: capture.handler)
+            $0.telemetry.logger = Logger(label: "test", factory: capture.handler)
         }) { server, service in
             var request = HTTPRequest(url: server.url("/echo?key=API-KEY-s3kr1t&alt=json"))
             request.headers["Authorization"] = "Bearer TOKEN-s3kr1t"

@@ -107,8 +107,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.httpLog = HTTPLogOptions(directory: directory)
-            configuration.apiKey = "APIKEY-s3kr1t"
+            configuration.telemetry.httpLog = HTTPLogOptions(directory: directory)
+            configuration.auth.apiKey = "APIKEY-s3kr1t"
             try await withCheckedService(configuration: configuration) { service in
                 var note = Note()
                 note.title = "logged"
@@ -145,7 +145,7 @@ import Testing
                                                    withDestinationPath: "/dev/full")
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.httpLog = HTTPLogOptions(directory: directory)
+            configuration.telemetry.httpLog = HTTPLogOptions(directory: directory)
             try await withCheckedService(configuration: configuration) { service in
                 let first = try await service.execute(Notes.list(maxResults: 2))
                 let second = try await service.execute(Notes.list(maxResults: 2))
@@ -184,9 +184,9 @@ import Testing
         }
         let clock = VirtualClock()
         var configuration = ServiceActor.Configuration.suite()
-        configuration.testHandler = mock.handler
-        configuration.clock = clock
-        configuration.apiKey = "k-s3kr1t"
+        configuration.testing.handler = mock.handler
+        configuration.testing.clock = clock
+        configuration.auth.apiKey = "k-s3kr1t"
         try await withCheckedService(configuration: configuration) { service in
             var query = Notes.list(maxResults: 2)
             query.execution.paging = .fetchAll
@@ -206,7 +206,7 @@ import Testing
                                                        try .googleError(status: 503, message: "busy"), try .json(["id": "n1"])])
         let clock = VirtualClock()
         var configuration = ServiceActor.Configuration.suite()
-        configuration.clock = clock
+        configuration.testing.clock = clock
         configuration.retry = RetryPolicy(initialDelay: 1...1)
         try await withCheckedService(configuration: configuration) { service in
             var query = Notes.get("n1")
@@ -219,7 +219,7 @@ import Testing
 
     @Test func unroutedRequestsGetAGoogle404() async throws {
         var configuration = ServiceActor.Configuration.suite()
-        configuration.testHandler = MockTransport().handler
+        configuration.testing.handler = MockTransport().handler
         try await withCheckedService(configuration: configuration) { service in
             do { _ = try await service.execute(Notes.get("x")) } catch APIError.notFound {} catch { Issue.record("\(error)") }
         }

@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func tooManyRedirectsIsATypedError() async throws {
-        try await withServerAndService(configure: { $0.maxRedirects = 2 }) { server, service in
+        try await withServerAndService(configure: { $0.transport.maxRedirects = 2 }) { server, service in
             await #expect(throws: TransportError.tooManyRedirects) {
                 try await service.send(HTTPRequest(url: server.url("/redirect/5")))
             }

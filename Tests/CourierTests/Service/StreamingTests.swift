@@ -72,17 +72,17 @@ import Testing
         try await withServerAndService { server, service in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID()).bin")
             defer { try? FileManager.default.removeItem(at: file) }
-            let response = try await service.download(HTTPRequest(url: server.url("/bytes/2000000")), to: file)
+            let response = try await service.send(HTTPRequest(url: server.url("/bytes/2000000")), writingBodyTo: file)
             #expect(response.status == 200)
             #expect(response.body.isEmpty)
             #expect(try Data(contentsOf: file) == Data(TestPattern.bytes(count: 2_000_000)))
 
-            let notFound = try await service.download(HTTPRequest(url: server.url("/status/404")), to: file)
+            let notFound = try await service.send(HTTPRequest(url: server.url("/status/404")), writingBodyTo: file)
             #expect(notFound.status == 404)
             #expect(String(decoding: notFound.body, as: UTF8.self) == #"{"status":404}"#)
             #expect(try Data(contentsOf: file).count == 2_000_000) // untouched
 
-            let appended = try await service.download(HTTPRequest(url: server.url("/bytes/10")), to: file, append: true)
+            let appended = try await service.send(HTTPRequest(url: server.url("/bytes/10")), writingBodyTo: file, append: true)
             #expect(appended.status == 200)
             #expect(try Data(contentsOf: file).count == 2_000_010)
         }
@@ -92,8 +92,38 @@ import Testing
         try await withServerAndService { server, service in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-empty-\(UUID())")
             defer { try? FileManager.default.removeItem(at: file) }
-            _ = try await service.download(HTTPRequest(url: server.url("/bytes/0")), to: file)
+            _ = try await service.send(HTTPRequest(url: server.url("/bytes/0")), writingBodyTo: file)
             #expect(FileManager.default.fileExists(atPath: file.path))
+        }
+    }
+}
+
+/// `download(_:to:)`, the name of `send(_:writingBodyTo:)` in earlier releases, still works for
+/// one release. Called through a protocol requirement so the suite itself does not warn.
+protocol OldDownloadName {
+    static func download(_ service: ServiceActor, _ request: HTTPRequest, to file: URL) async throws -> HTTPResponse
+}
+
+enum OldDownload: OldDownloadName {
+    @available(*, deprecated, message: "exercises the name of earlier releases")
+    static func download(_ service: ServiceActor, _ request: HTTPRequest, to file: URL) async throws -> HTTPResponse {
+        try await service.download(request, to: file)
+    }
+
+    static func call<Name: OldDownloadName>(_ name: Name.Type, _ service: ServiceActor, _ request: HTTPRequest,
+                                            to file: URL) async throws -> HTTPResponse {
+        try await name.download(service, request, to: file)
+    }
+}
+
+@Suite struct OldDownloadNameTests {
+    @Test func theOldNameForwardsToSendWritingBodyTo() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-old-name-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withServerAndService { server, service in
+            let response = try await OldDownload.call(OldDownload.self, service, HTTPRequest(url: server.url("/bytes/1000")), to: file)
+            #expect(response.status == 200)
+            #expect(try Data(contentsOf: file) == Data(TestPattern.bytes(count: 1000)))
         }
     }
 }

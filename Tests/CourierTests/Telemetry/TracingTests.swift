@@ -55,7 +55,7 @@ extension FinishedInMemorySpan {
         let tracer = W3CTestTracer()
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL, clock: VirtualClock())
-            configuration.tracer = tracer
+            configuration.telemetry.tracer = tracer
             try await withCheckedService(configuration: configuration) { service in
                 let query = Notes.flaky("traced-\(UUID())", failures: 1)
                 _ = try await tracer.withSpan("caller") { _ in try await service.execute(query) }
@@ -86,7 +86,7 @@ extension FinishedInMemorySpan {
         let tracer = W3CTestTracer()
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.tracer = tracer
+            configuration.telemetry.tracer = tracer
             try await withCheckedService(configuration: configuration) { service in
                 let response = try await service.send(HTTPRequest(url: server.url("/echo")))
                 let echo = try JSONValue(parsing: response.body)
@@ -110,7 +110,7 @@ extension FinishedInMemorySpan {
         let tracer = W3CTestTracer()
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.tracer = tracer
+            configuration.telemetry.tracer = tracer
             configuration.retry = .disabled
             try await withCheckedService(configuration: configuration) { service in
                 await #expect(throws: APIError.self) { try await service.execute(Notes.get("no-such-note")) }

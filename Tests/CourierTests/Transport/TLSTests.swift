@@ -16,7 +16,7 @@ import Testing
                 #expect(error == .tlsFailure)
             }
             var configuration = ServiceActor.Configuration.suite()
-            configuration.tls = TLSConfiguration(caBundlePath: peer.caPath)
+            configuration.transport.tls = TLSConfiguration(caBundlePath: peer.caPath)
             try await withCheckedService(configuration: configuration) { service in
                 let response = try await service.send(HTTPRequest(url: peer.url(host: "localhost", path: "/ok")))
                 #expect(response.status == 200)
@@ -28,7 +28,7 @@ import Testing
     @Test func aHostnameMismatchIsRejected() async throws {
         try await withNginxTLS { peer in
             var configuration = ServiceActor.Configuration.suite()
-            configuration.tls = TLSConfiguration(caBundlePath: peer.caPath)
+            configuration.transport.tls = TLSConfiguration(caBundlePath: peer.caPath)
             try await withCheckedService(configuration: configuration) { service in
                 // The certificate names localhost only, not the address.
                 let error = await #expect(throws: TransportError.self) {
@@ -42,10 +42,10 @@ import Testing
     @Test func http2StreamsShareOneConnection() async throws {
         try await withNginxTLS { peer in
             var configuration = ServiceActor.Configuration.suite()
-            configuration.tls = TLSConfiguration(caBundlePath: peer.caPath)
-            configuration.httpVersion = .http2
-            configuration.limits.maxConnectionsPerHost = 1
-            configuration.limits.maxConcurrentTransfersPerHost = 100
+            configuration.transport.tls = TLSConfiguration(caBundlePath: peer.caPath)
+            configuration.transport.httpVersion = .http2
+            configuration.limits.connections.maxConnectionsPerHost = 1
+            configuration.limits.connections.maxConcurrentTransfersPerHost = 100
             try await withCheckedService(configuration: configuration) { service in
                 let url = peer.url(host: "localhost", path: "/ok")
                 _ = try await service.send(HTTPRequest(url: url)) // the connection, negotiated by ALPN

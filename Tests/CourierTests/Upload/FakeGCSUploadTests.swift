@@ -23,7 +23,7 @@ import Testing
     func withBucket<T: Sendable>(_ body: (FakeGCS, ServiceActor) async throws -> T) async throws -> T {
         try await withFakeGCS { gcs in
             var configuration = ServiceActor.Configuration.suite()
-            configuration.rootURL = gcs.baseURL
+            configuration.queries.rootURL = gcs.baseURL
             return try await withCheckedService(configuration: configuration) { service in
                 var bucket = Query<GenericObject>(api: Self.storage, name: "storage.buckets.insert", method: .post, path: "b")
                 bucket.parameters.set("project", "test")

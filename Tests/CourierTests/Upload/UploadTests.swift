@@ -166,7 +166,7 @@ import Testing
             try .json(["id": "f", "size": "5", "md5Hash": "XUFAKrxLKna5cZ2REBfFkg==", "crc32c": "AAAAAA=="])
         }
         var configuration = ServiceActor.Configuration.suite()
-        configuration.testHandler = mock.handler
+        configuration.testing.handler = mock.handler
         try await withCheckedService(configuration: configuration) { service in
             var query = Query<GenericObject>(api: TestAPIs.notes, name: "files.insert", method: .post, path: "files")
             query.uploadPath = "/upload/files/v1/files"

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import Metrics
+import Tracing
+
+extension ServiceActor.Configuration {
+    /// How requests travel.
+    public struct Transport: Sendable {
+        /// Default timeouts: 30 s to connect, 60 s idle, no overall deadline.
+        public var timeouts = Timeouts(connect: .seconds(30), idle: .seconds(60))
+        /// Certificate verification and client certificates.
+        public var tls = TLSConfiguration()
+        /// HTTP/2 when the server offers it (the default), or HTTP/1.1 only.
+        public var httpVersion = HTTPVersionPreference.http2
+        /// Whether 3xx answers are followed, and how many at most.
+        public var followRedirects = true
+        public var maxRedirects = 10
+        /// Ask for gzip/deflate/brotli/zstd and decode them transparently.
+        public var automaticDecompression = true
+        /// The largest body ``ServiceActor/send(_:options:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.
+        public var maxResponseBodySize = 64 << 20
+        /// Sent when a request has no User-Agent of its own.
+        public var userAgent = CourierVersion.userAgent
+        /// How the loop waits for IO; see `Docs/Architecture.md`.
+        public var loopBackend = LoopBackend.epoll
+
+        public init() {}
+    }
+
+    /// How many requests run at once, and how fast.
+    public struct Limits: Sendable {
+        /// Connections and transfers per host and overall; 10 connections per host by default.
+        public var connections = ConnectionLimits()
+        /// At most this many requests talk to servers at once, service-wide, whatever the
+        /// operation; the rest wait in FIFO order (the seeds' "don't hog the backend"). Token
+        /// requests are exempt. nil: no limit beyond the transport's.
+        public var maxConcurrentQueries: Int?
+        /// Queries a task-group batch runs at once, unless the batch says otherwise.
+        public var batchConcurrency = 10
+        /// Queries per wire-batch request (Google allows up to 1,000); larger batches are split.
+        public var maxBatchSize = 100
+        /// Requests per second per API, host or key, adapting to the server's throttling; every
+        /// attempt of every operation takes a token (token requests excepted). nil: no rate
+        /// limit. See ``RateLimits`` and Docs/RateLimiting.md.
+        public var rateLimits: RateLimits?
+        /// Fails requests to a host fast after a run of failures, until a probe succeeds; queries
+        /// only, unless the policy guards raw requests too. nil (the default): off. See
+        /// ``CircuitBreakerPolicy`` and Docs/CircuitBreaking.md.
+        public var circuitBreaker: CircuitBreakerPolicy?
+
+        public init() {}
+    }
+
+    /// Credentials and the API key.
+    public struct Auth: Sendable {
+        /// Adds credentials to every query; see `Docs/Auth.md`.
+        public var authorizer: (any Authorizer)?
+        /// Sent as `key=` with every query (GTLR's `APIKey`).
+        public var apiKey: String?
+
+        public init() {}
+    }
+
+    /// Logs, the traffic log, metrics and traces.
+    public struct Telemetry: Sendable {
+        /// Receives one trace-level line per transfer start and end; the Authorization header
+        /// value and URL credentials are never logged.
+        public var logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// Writes every query's HTTP exchange to files (GTMSessionFetcherLogging); nil turns it off.
+        public var httpLog: HTTPLogOptions?
+        /// Where request and operation metrics go (Docs/Pipeline.md lists them); nil: the
+        /// factory bootstrapped in `MetricsSystem`. With neither, nothing is counted.
+        public var metricsFactory: (any MetricsFactory)?
+        /// Where operation and attempt spans go (Docs/Tracing.md); nil: the tracer bootstrapped in
+        /// `InstrumentationSystem`. With neither, nothing is traced.
+        public var tracer: (any Tracer)?
+
+        public init() {}
+    }
+
+    /// How queries behave.
+    public struct Queries: Sendable {
+        /// Prefixed to the User-Agent of queries: `MyApp/1.2 Courier/0.1.0 (Linux; Swift 6.3)`.
+        public var applicationName: String?
+        /// Whether collection queries fetch one page or all; queries can override it.
+        public var paging = PagingPolicy.single
+        /// Sends every query to this root URL instead of its API's (an emulator, a test server).
+        public var rootURL: URL?
+        /// An ETag cache and coalescing of identical in-flight GETs, for queries. nil (the
+        /// default): off. See ``QueryCaching`` and Docs/Caching.md.
+        public var caching: QueryCaching?
+
+        public init() {}
+    }
+
+    /// Seams for tests.
+    public struct TestHooks: Sendable {
+        /// Answers every request of every operation without the network (see `CourierTesting`):
+        /// queries, raw requests, streams, downloads, batches, uploads and token requests.
+        public var handler: TestHandler?
+        /// The clock retries, rate limits and circuit breakers wait on; tests inject a virtual one.
+        public var clock: any Clock<Duration> = ContinuousClock()
+
+        public init() {}
+    }
+}
