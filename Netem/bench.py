@@ -52,6 +52,7 @@ def courier_load(protocol):
 
 
 rows = []
+groups = []  # for the chart: (title, [(client, (requests/s, CPU µs, RSS))])
 ONLY = os.environ.get("NETEM_BENCH_ONLY", "")  # "h2", "http" or "transfers": one part alone
 for protocol, label in (("http", "HTTP/1.1, a connection per request"), ("h2", "HTTP/2 over TLS, one connection")):
     if ONLY and ONLY != protocol:
@@ -65,6 +66,7 @@ for protocol, label in (("http", "HTTP/1.1, a connection per request"), ("h2", "
         bench.log(f"netem bench: {name}, {IN_FLIGHT} in flight, {label}")
         results[name] = median(measure)
     c = results["C libcurl multi"]
+    groups.append((label, [(name, result) for name, result in results.items() if result]))
     for name, result in results.items():
         if result:
             rows.append(f"| {label} | {name} | {result[0]:,.0f} | {result[0] / c[0]:.2f}× | {result[1]:.1f} | {result[2]:.0f} |" if c else
@@ -76,6 +78,10 @@ print(f"Across 25 ms RTT (no loss), {IN_FLIGHT} requests in flight, median of {b
 print("| protocol | client | requests/s | vs C | CPU µs/request | peak RSS MiB |")
 print("|---|---|---:|---:|---:|---:|")
 print("\n".join(rows))
+if groups and not ONLY:
+    chart = os.environ.get("NETEM_BENCH_CHART", os.path.join(bench.ROOT, "Docs", "netem-bench.svg"))
+    bench.render_chart(groups, chart, title=f"Across 25 ms RTT, {IN_FLIGHT} requests in flight (median of {bench.ROUNDS} runs)")
+    bench.log(f"chart: {chart}")
 
 # 1 GiB each way.
 if ONLY and ONLY != "transfers":

@@ -61,7 +61,10 @@ teardown() {
     for pid in "${pids[@]:-}"; do
         [ -n "$pid" ] || continue
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null || true
+        if kill -0 "$pid" 2>/dev/null; then
+            echo "netem: $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | cut -c1-80) did not stop within 5 s of SIGTERM: killed" >&2
+            kill -9 "$pid" 2>/dev/null || true
+        fi
     done
     wait 2>/dev/null || true
     ip netns del "$near" 2>/dev/null || true

@@ -290,23 +290,35 @@ def chart(medians, path):
             bars = [(label, medians[(label, m, p)]) for (label, m, p) in medians if m == n and p == protocol]
             if bars:
                 groups.append((f"{PROTOCOL_TITLES[protocol].split(' (')[0]}, {n} in flight", bars))
-    colors = {LOOP: "#1f77b4", DEFAULT: "#6baed6", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
-              "URLSession": "#9467bd", "wrk -t1": "#7f7f7f"}
+    render_chart(groups, path)
+
+
+CHART_COLORS = {LOOP: "#1f77b4", DEFAULT: "#6baed6", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
+                "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
+                "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
+
+
+def render_chart(groups, path, title=""):
+    """Two bar panels (requests/s, CPU µs per request) for `groups`: [(group title, [(client,
+    (requests/s, CPU µs, RSS))])]. Also used by Netem/bench.py for the 25 ms figures."""
     row, label_width, panel_width, gap = 15, 190, 330, 40
-    height = 40 + sum(25 + row * len(bars) for _, bars in groups)
+    top = 40 + (18 if title else 0)
+    height = top + sum(25 + row * len(bars) for _, bars in groups)
     width = label_width + 2 * panel_width + gap + 20
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-           f'font-size="11"><rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{label_width}" y="18" font-weight="bold">requests/s (higher is better)</text>',
-           f'<text x="{label_width + panel_width + gap}" y="18" font-weight="bold">CPU µs per request (lower is better)</text>']
-    y = 40
-    for title, bars in groups:
-        out.append(f'<text x="4" y="{y + 10}" font-weight="bold">{title}</text>')
+           f'font-size="11"><rect width="100%" height="100%" fill="white"/>']
+    if title:
+        out.append(f'<text x="4" y="16" font-weight="bold" font-size="12">{title}</text>')
+    out += [f'<text x="{label_width}" y="{top - 22}" font-weight="bold">requests/s (higher is better)</text>',
+            f'<text x="{label_width + panel_width + gap}" y="{top - 22}" font-weight="bold">CPU µs per request (lower is better)</text>']
+    y = top
+    for group_title, bars in groups:
+        out.append(f'<text x="4" y="{y + 10}" font-weight="bold">{group_title}</text>')
         y += 16
         top_rps = max(v[0] for _, v in bars)
         top_cpu = max(v[1] for _, v in bars)
         for label, (rps, cpu, _) in bars:
-            color = colors.get(label, "#999")
+            color = CHART_COLORS.get(label, "#999")
             out.append(f'<text x="{label_width - 6}" y="{y + 10}" text-anchor="end">{label}</text>')
             w = (panel_width - 60) * rps / top_rps
             out.append(f'<rect x="{label_width}" y="{y + 1}" width="{w:.1f}" height="{row - 3}" fill="{color}"/>')

@@ -10,7 +10,7 @@ extension QueryBatch {
 }
 
 extension ServiceActor {
-    /// Runs queries of different types as one task-group batch (``batch(_:)``) and returns each
+    /// Runs queries of different types as one task-group batch (``batch(_:)->_``) and returns each
     /// one's result, typed and in order:
     ///
     /// ```swift

@@ -1,5 +1,5 @@
-/// Queries to run together, each with its own result: with ``ServiceActor/batch(_:)`` as
-/// concurrent queries in a task group, or with ``ServiceActor/executeBatch(_:)`` as Google's
+/// Queries to run together, each with its own result: with ``ServiceActor/batch(_:)->_`` as
+/// concurrent queries in a task group, or with ``ServiceActor/executeBatch(_:)->_`` as Google's
 /// multipart wire batch in few round trips.
 ///
 /// ```swift
@@ -101,7 +101,7 @@ public struct BatchResult: Sendable {
     }
 }
 
-/// Names one query of a batch with its response type: what ``QueryBatch/add(_:completion:)``
+/// Names one query of a batch with its response type: what ``QueryBatch/add(_:completion:)->BatchKey<Response>``
 /// returns, and how ``BatchResult`` hands back a typed result for generated queries, whose request
 /// ID is fresh on every `makeQuery()`.
 ///

@@ -29,7 +29,7 @@ where Element == Item, Index == Int {
 /// A page of a paged list: an object whose `nextPageToken`, when present, fetches the next one.
 ///
 /// Every response of a method that takes `pageToken` and answers `nextPageToken` is one, so
-/// ``ServiceActor/pages(of:)`` walks it even when its items cannot be told apart (two arrays,
+/// ``ServiceActor/pages(of:)->QueryPages<Response>`` walks it even when its items cannot be told apart (two arrays,
 /// neither the list's own); ``APICollection`` adds the items.
 public protocol APIPage: APIObject {}
 

@@ -37,7 +37,7 @@ public struct QueryError: CourierError, Hashable {
     /// ``PagingPolicy/LimitBehavior/fail``; the default returns what was fetched).
     public static let pageLimitReached = QueryError(.pageLimitReached, message: "")
     /// `fetchAll` met a paged response whose items are not one list (``APIPage`` but not
-    /// ``APICollection``) and more pages remain: walk them with ``ServiceActor/pages(of:)``.
+    /// ``APICollection``) and more pages remain: walk them with ``ServiceActor/pages(of:)->QueryPages<Response>``.
     public static let pagesNotMergeable = QueryError(.pagesNotMergeable, message: "")
 
 }

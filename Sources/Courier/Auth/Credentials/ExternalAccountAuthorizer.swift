@@ -86,6 +86,7 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
     /// - Parameters:
     ///   - configuration: The `external_account` file, parsed.
     ///   - scopes: The scopes of the final token (`cloud-platform` when empty).
+    ///   - quotaProjectID: Bills requests' quota to this project (`x-goog-user-project`).
     ///   - refresh: When tokens are refreshed.
     ///   - now: The clock for token expiry.
     public init(configuration: Configuration, scopes: [String], quotaProjectID: String? = nil, refresh: TokenRefresh = .default,

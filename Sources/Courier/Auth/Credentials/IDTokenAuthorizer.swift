@@ -34,6 +34,8 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
     ///   - audience: The service the tokens are for.
     ///   - source: Where the tokens come from.
     ///   - includeEmail: Ask for the `email` claim (metadata server and impersonation).
+    ///   - refresh: When tokens are refreshed.
+    ///   - now: The clock for token expiry.
     public init(audience: String, source: Source, includeEmail: Bool = true, refresh: TokenRefresh = .default,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
         self.audience = audience

@@ -35,6 +35,8 @@ public final class ImpersonatedAuthorizer: TokenAuthorizer, CustomStringConverti
     ///   - lifetime: How long each token lives; at most 1 hour unless the organization allows 12.
     ///   - iamEndpoint: IAM Credentials (a test server).
     ///   - quotaProjectID: Bills requests' quota to this project (`x-goog-user-project`).
+    ///   - refresh: When tokens are refreshed.
+    ///   - now: The clock for token expiry.
     public init(source: any TokenAuthorizer, targetPrincipal: String, scopes: [String], delegates: [String] = [],
                 lifetime: Duration = .seconds(3600), iamEndpoint: URL = googleIAMEndpoint, quotaProjectID: String? = nil,
                 refresh: TokenRefresh = .default, now: @escaping @Sendable () -> Date = Date.init) throws {
