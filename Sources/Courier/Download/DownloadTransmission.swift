@@ -39,6 +39,11 @@ struct DownloadTransmission: DiskTransmission {
     let file: URL
     let options: DownloadOptions
 
+    func bytesKept() -> Int64 {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: PartialDownload.dataFile(for: file).path)
+        return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
     func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt {
         let head = response.head
         let offset = request.headers["Range"].flatMap { Int64($0.dropFirst("bytes=".count).dropLast()) } ?? 0

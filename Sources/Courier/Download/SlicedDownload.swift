@@ -126,6 +126,8 @@ struct SliceTransmission: DiskTransmission {
     /// The record is rewritten after this many bytes (all slices together).
     static let saveEvery: Int64 = 8 << 20
 
+    func bytesKept() -> Int64 { progress.state.withLock { $0.slices[index].written } }
+
     func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt {
         let head = response.head
         let slice = progress.state.withLock { $0.slices[index] }

@@ -36,9 +36,17 @@ struct RequestPipeline: Sendable {
             let attemptStarted = MonotonicClock.nanoseconds()
             if state.started == 0 { state.started = attemptStarted }
             let output: T.Output
+            let kept = transmission.bytesKept()
             do {
                 output = try await attempt(request, transmission)
             } catch {
+                if transmission.bytesKept() > kept {
+                    // The attempt moved the data on before it failed: the link works, and the
+                    // next attempt resumes from there. The retry budget (count, waits, deadline)
+                    // starts again now, as google-cloud-go's reader gets a fresh one on each
+                    // reopen; otherwise a download longer than the deadline survives no reset.
+                    state.madeProgress()
+                }
                 record(request, head: nil, body: nil, error: error, since: attemptStarted)
                 try await retryOrThrow(error, request: request, state: &state)
                 continue
@@ -71,6 +79,13 @@ struct RequestPipeline: Sendable {
 
         /// Retries decided so far.
         var retries: Int { retry?.retries ?? 0 }
+
+        /// A fresh retry budget, its deadline counting from now, after an attempt that made
+        /// progress; a credential refresh stays spent.
+        mutating func madeProgress() {
+            retry = nil
+            started = MonotonicClock.nanoseconds()
+        }
     }
 
     /// The one retry decision: how long to wait before going again, or nil to give up.

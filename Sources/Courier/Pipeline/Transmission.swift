@@ -19,6 +19,14 @@ protocol Transmission: Sendable {
     /// Reads a refused answer's body (bounded), for ``APIError``, its error reasons and the log;
     /// returns it with an output that still carries that body.
     nonisolated(nonsending) func settle(_ output: Output) async throws -> (HTTPResponse, Output)
+    /// The bytes of the data this transmission has kept so far (a download's partial file, a
+    /// slice's written bytes); 0 for one that keeps nothing across attempts. When a failed
+    /// attempt moved it on, the next attempt resumes from further along.
+    func bytesKept() -> Int64
+}
+
+extension Transmission {
+    func bytesKept() -> Int64 { 0 }
 }
 
 extension Transmission where Output == HTTPResponse {

@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
@@ -251,4 +252,54 @@ import Testing
         #expect(Redaction.text(input) == expected)
     }
 
+}
+
+/// An attempt that moved the data on before it failed earns a fresh retry budget, so a download
+/// longer than the policy's deadline survives a reset (found across the `bad` link: a 256 MiB
+/// download reset after 2 minutes gave up, the deadline being 120 s since the first attempt).
+@Suite struct ProgressRetryBudgetTests {
+    /// Each attempt keeps `step` more bytes, takes `duration`, and fails with a reset until the
+    /// `succeedOn`-th attempt.
+    struct SlowResumingTransmission: Transmission {
+        let kept = LockedValue<Int64>(0)
+        let attempts = LockedValue(0)
+        let duration: Duration
+        let step: Int64
+        let succeedOn: Int
+
+        nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
+            let attempt = attempts.withLock { $0 += 1; return $0 }
+            try await Task.sleep(for: duration)
+            kept.withLock { $0 += step }
+            guard attempt >= succeedOn else { throw TransportError(.connectionLost, message: "reset mid-body") }
+            return HTTPResponse(status: 200, body: Data("done".utf8), url: request.url)
+        }
+
+        nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> HTTPResponse { answer }
+        func body(of output: HTTPResponse) -> Data? { output.body }
+        func bytesKept() -> Int64 { kept.withLock { $0 } }
+    }
+
+    func run(_ transmission: SlowResumingTransmission, deadline: Duration) async throws -> HTTPResponse {
+        try await withCheckedService { service in
+            let policy = RetryPolicy(maxRetries: 2, initialDelay: 0...0, deadline: deadline)
+            let context = service.rawContext(RequestOptions(), operation: .download, retry: policy)
+            return try await service.pipeline(context).run(transmission) { HTTPRequest(url: URL(string: "http://127.0.0.1:9/data")!) }
+        }
+    }
+
+    @Test func attemptsThatMakeProgressEachGetAFreshBudget() async throws {
+        // Every attempt outlasts the deadline, and there are more attempts than maxRetries allows
+        // on one budget: only a budget renewed by progress gets to the fourth.
+        let transmission = SlowResumingTransmission(duration: .milliseconds(300), step: 1000, succeedOn: 4)
+        let response = try await run(transmission, deadline: .milliseconds(200))
+        #expect(response.status == 200)
+        #expect(transmission.attempts.withLock { $0 } == 4)
+    }
+
+    @Test func attemptsWithoutProgressKeepOneBudget() async throws {
+        let transmission = SlowResumingTransmission(duration: .milliseconds(300), step: 0, succeedOn: 4)
+        await #expect(throws: TransportError.connectionLost) { try await run(transmission, deadline: .milliseconds(200)) }
+        #expect(transmission.attempts.withLock { $0 } == 1, "past the deadline, and no progress: no retry")
+    }
 }
