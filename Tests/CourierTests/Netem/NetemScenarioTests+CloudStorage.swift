@@ -64,8 +64,7 @@ extension NetemScenarioTests {
                                      pathParameters: ["bucket": bucket, "object": "big.bin"])
         media.downloadsMedia = true
         let options = DownloadOptions(progress: { progress in received.withLock { $0 = progress.bytesWritten } })
-        _ = try await service.downloadFile(media, to: target, options: options)
-        try await flapped.value
+        _ = try await NetemLink.awaiting(flapped) { try await service.downloadFile(media, to: target, options: options) }
     }
 
     /// Stores 20 small objects at once, then lists them 5 per page: their names and the pages read.

@@ -39,8 +39,7 @@ struct NetemScenarioTests {
                 while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 11 / 20 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.resetConnections(for: .seconds(1))
             }
-            let object = try await task.value
-            try await flapped.value
+            let object = try await NetemLink.awaiting(flapped) { try await task.value }
             #expect(await retries.count >= 1, "the reset connection was recovered by a retry")
             #expect(object.json["size"]?.stringValue == String(link.uploadBytes))
             #expect(object.json["md5Hash"]?.stringValue == expected.md5Base64)
@@ -72,8 +71,7 @@ struct NetemScenarioTests {
                 try await link.resetConnections(for: .seconds(1))
             }
             let options = DownloadOptions(progress: { progress in received.withLock { $0 = progress.bytesWritten } })
-            _ = try await service.downloadFile(link.media(id: id), to: target, options: options)
-            try await flapped.value
+            _ = try await NetemLink.awaiting(flapped) { try await service.downloadFile(link.media(id: id), to: target, options: options) }
             let got = try Checksums.of(file: target)
             #expect(got.byteCount == Int64(link.downloadBytes))
             #expect(got.md5 == expected.md5 && got.crc32c == expected.crc32c, "byte-exact")
@@ -279,7 +277,7 @@ struct NetemLink: Sendable {
     /// Takes the near side's link down for `duration`, then up again (routes come back with it).
     func flap(for duration: Duration) async throws {
         try await ip(["link", "set", "dev", device, "down"])
-        try await Task.sleep(for: duration)
+        try? await Task.sleep(for: duration) // cancelled or not, the link comes back up
         try await ip(["link", "set", "dev", device, "up"])
     }
 
@@ -292,13 +290,28 @@ struct NetemLink: Sendable {
                         "add rule inet courier_resets in tcp dport \(port) reject with tcp reset"] {
             try await ip(["netns", "exec", farNamespace, "nft", command])
         }
-        try await Task.sleep(for: duration)
+        try? await Task.sleep(for: duration) // cancelled or not, the rule goes
         try await ip(["netns", "exec", farNamespace, "nft", "delete table inet courier_resets"])
     }
 
     private func ip(_ arguments: [String]) async throws {
         let run = try await runProcess(URL(fileURLWithPath: "/usr/sbin/ip"), arguments, timeout: 10, record: false)
         guard run.status == 0 else { throw NetemError(message: "ip \(arguments.joined(separator: " ")): \(run.error)") }
+    }
+
+    /// Runs `transfer` while `disruptions` (flaps, resets) play out. A transfer that fails ends the
+    /// disruptions (a flapped link comes back up, a reset rule goes) before its error is thrown,
+    /// so the next scenario starts on a clean link.
+    static func awaiting<T: Sendable>(_ disruptions: Task<Void, any Error>, _ transfer: () async throws -> T) async throws -> T {
+        do {
+            let value = try await transfer()
+            try await disruptions.value
+            return value
+        } catch {
+            disruptions.cancel()
+            _ = await disruptions.result
+            throw error
+        }
     }
 
     /// One line of the harness's table: what the scenario moved, retried, and how long it took.
