@@ -30,9 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
-        // Tests only: child processes (peers, the test helper) without Foundation.Process, whose
-        // run() reads past a buffer on Linux and crashes about one suite run in five
-        // (swiftlang/swift-corelibs-foundation#5472).
+        // Tests only, both: child processes (peers, the test helper) without Foundation.Process,
+        // whose run() reads past a buffer on Linux and crashes about one suite run in five
+        // (swiftlang/swift-corelibs-foundation#5472); swift-system for the paths Subprocess takes.
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
@@ -146,6 +146,8 @@ let package = Package(
             name: "CourierCLI",
             dependencies: ["CourierCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // A child process for the tests that must measure or kill a client of their own: memory
+        // while streaming, crash-resume of uploads.
         .executableTarget(
             name: "CourierTestHelper",
             dependencies: ["Courier", "CourierTestServer"],
