@@ -2,7 +2,7 @@ import Foundation
 
 extension ServiceActor {
     /// Sends the queries of `batch` as Google's `multipart/mixed` wire batch: one HTTP request
-    /// per ``Configuration/maxBatchSize`` queries (to each API's `batchPath`), one result per query.
+    /// per ``Configuration/Limits-swift.struct/maxBatchSize`` queries (to each API's `batchPath`), one result per query.
     ///
     /// - A query the server answered with an error status gets an ``APIError``; one whose part
     ///   is missing or unreadable gets a ``BatchError``; media queries are refused

@@ -1,5 +1,5 @@
 /// An ETag cache and request coalescing for the GET queries of a service
-/// (``ServiceActor/Configuration/caching``).
+/// (``ServiceActor/Configuration/Queries-swift.struct/caching``).
 ///
 /// - **ETag cache**: a GET whose answer carries an ETag (the header, or an API object's `etag`)
 ///   keeps the answer; the next identical GET sends `If-None-Match`, and a `304 Not Modified` is

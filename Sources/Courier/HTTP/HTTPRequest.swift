@@ -13,7 +13,7 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: HTTPHeaders
     public var body: Body
-    /// Per-request timeouts; a `nil` field inherits the service's ``ServiceActor/Configuration/timeouts``.
+    /// Per-request timeouts; a `nil` field inherits the service's ``ServiceActor/Configuration/Transport-swift.struct/timeouts``.
     public var timeouts: Timeouts
     /// Called on the event loop as body bytes move (at most every 64 KiB, and at the end): keep it
     /// cheap — store the numbers, do not do work.
@@ -51,7 +51,7 @@ extension HTTPRequest: CustomStringConvertible {
     public var description: String { "\(method) \(Redaction.url(url.absoluteString))" }
 }
 
-/// Per-request time limits. `nil` means "inherit the service's value"; ``ServiceActor/Configuration/timeouts``
+/// Per-request time limits. `nil` means "inherit the service's value"; ``ServiceActor/Configuration/Transport-swift.struct/timeouts``
 /// uses `nil` for "no limit".
 public struct Timeouts: Sendable, Hashable {
     /// Limit on establishing the connection, TLS included.

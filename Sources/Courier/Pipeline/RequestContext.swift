@@ -86,7 +86,7 @@ struct RequestContext: Sendable {
         get { storage.retry }
         set { mutate { $0.retry = newValue } }
     }
-    /// Answers in place of the network (``ServiceActor/Configuration/testHandler``).
+    /// Answers in place of the network (``ServiceActor/Configuration/TestHooks/handler``).
     var testHandler: TestHandler? { storage.testHandler }
     /// Add the service's credentials, and refresh them once after a 401.
     var authorize: Bool { storage.authorize }
@@ -142,7 +142,7 @@ public struct RequestOptions: Sendable {
     /// nil: ``RetryPolicy/disabled`` for `send` and `stream`, whose non-2xx answers are the
     /// caller's to judge; the service's ``ServiceActor/Configuration/retry`` for downloads.
     public var retry: RetryPolicy?
-    /// Add the service's ``ServiceActor/Configuration/authorizer`` credentials (refreshed once
+    /// Add the service's ``ServiceActor/Configuration/Auth-swift.struct/authorizer`` credentials (refreshed once
     /// after a 401). Off by default: a raw request names its own URL, and credentials for
     /// Google's APIs must not travel to any host by accident.
     public var authorize: Bool

@@ -34,7 +34,7 @@ extension Transmission where Output == HTTPResponse {
     nonisolated(nonsending) func settle(_ output: HTTPResponse) async throws -> (HTTPResponse, HTTPResponse) { (output, output) }
 }
 
-/// The body in memory, up to ``ServiceActor/Configuration/maxResponseBodySize``.
+/// The body in memory, up to ``ServiceActor/Configuration/Transport-swift.struct/maxResponseBodySize``.
 struct BufferedTransmission: Transmission {
     nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
         try await service.transmit(request)

@@ -15,10 +15,10 @@ public struct ExecutionParameters: Sendable {
     /// The rate limit this query's requests take tokens from (``RateLimits``); nil: by the
     /// service's scope.
     public var rateLimitKey: String?
-    /// With the service's ``ServiceActor/Configuration/caching``: whether this GET revalidates
+    /// With the service's ``ServiceActor/Configuration/Queries-swift.struct/caching``: whether this GET revalidates
     /// and keeps its answer in the ETag cache.
     public var cached = true
-    /// With the service's ``ServiceActor/Configuration/caching``: whether this GET may share
+    /// With the service's ``ServiceActor/Configuration/Queries-swift.struct/caching``: whether this GET may share
     /// an identical one's request in flight.
     public var coalesced = true
 

@@ -3,7 +3,7 @@
 ///
 /// The others are deliberately not here: `fields` is ``Query/fields``; `alt` and `prettyPrint`
 /// are Courier's (it decodes compact JSON; media goes through `makeMediaQuery()`); `key` is
-/// ``ServiceActor/Configuration/apiKey``; `access_token` and `oauth_token` would put a credential
+/// ``ServiceActor/Configuration/Auth-swift.struct/apiKey``; `access_token` and `oauth_token` would put a credential
 /// in a URL, which logs and proxies keep, so credentials travel in the `Authorization` header
 /// from the authorizer; `callback` is JSONP, for browsers; `upload_protocol` and `uploadType` are
 /// set by the upload.

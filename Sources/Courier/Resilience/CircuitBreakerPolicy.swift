@@ -1,4 +1,4 @@
-/// When a host's circuit opens, and how it closes again (``ServiceActor/Configuration/circuitBreaker``).
+/// When a host's circuit opens, and how it closes again (``ServiceActor/Configuration/Limits-swift.struct/circuitBreaker``).
 ///
 /// After `failureThreshold` transient failures in a row (refused connections, resets, timeouts,
 /// `failureStatuses`), the host's circuit *opens*: its requests fail at once with

@@ -1,6 +1,6 @@
 import CourierSync
 
-/// The service's circuits, one per host (``ServiceActor/Configuration/circuitBreaker``).
+/// The service's circuits, one per host (``ServiceActor/Configuration/Limits-swift.struct/circuitBreaker``).
 final class CircuitBreakers: Sendable {
     let policy: CircuitBreakerPolicy
     private let time: ServiceTime

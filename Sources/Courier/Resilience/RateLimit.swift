@@ -53,7 +53,7 @@ public struct RateLimit: Sendable, Hashable {
 }
 
 /// Which rate limit each request of a service takes a token from
-/// (``ServiceActor/Configuration/rateLimits``).
+/// (``ServiceActor/Configuration/Limits-swift.struct/rateLimits``).
 public struct RateLimits: Sendable {
     /// What a request's limit is keyed by, unless its query or options name a key of their own
     /// (``ExecutionParameters/rateLimitKey``, ``RequestOptions/rateLimitKey``).

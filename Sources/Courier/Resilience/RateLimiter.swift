@@ -1,6 +1,6 @@
 import CourierSync
 
-/// The service's rate limits (``ServiceActor/Configuration/rateLimits``): a bucket per key, each
+/// The service's rate limits (``ServiceActor/Configuration/Limits-swift.struct/rateLimits``): a bucket per key, each
 /// an ``AdaptiveRate`` with the requests waiting for its tokens. A request takes a token before
 /// each attempt (before the concurrency limiter, so waiting for a token holds no slot); the
 /// attempt's answer is reported back and adapts the rate.

@@ -1,4 +1,4 @@
-/// The service's injected clock (``ServiceActor/Configuration/clock``) as plain readings since
+/// The service's injected clock (``ServiceActor/Configuration/TestHooks/clock``) as plain readings since
 /// the service began, and waits on it: rate limits and circuit breakers keep time as pure values,
 /// and tests drive them with a virtual clock.
 struct ServiceTime: Sendable {

@@ -4,7 +4,7 @@ import Synchronization
 /// At most `limit` holders at once; the others wait in arrival order (FIFO). A waiter whose
 /// task is cancelled leaves the queue at once and throws `CancellationError`.
 ///
-/// This is the seeds' "don't hog the backend": ``ServiceActor/Configuration/maxConcurrentQueries``.
+/// This is the seeds' "don't hog the backend": ``ServiceActor/Configuration/Limits-swift.struct/maxConcurrentQueries``.
 final class ConcurrencyLimiter: Sendable {
     private struct State: Sendable {
         var available: Int

@@ -8,7 +8,7 @@ extension ServiceActor {
     /// default nothing is retried and no credentials are added; ``RequestOptions`` change both and
     /// name the request for ``cancel(requestID:)``.
     ///
-    /// The body is buffered up to ``Configuration/maxResponseBodySize``; a larger one fails with
+    /// The body is buffered up to ``Configuration/Transport-swift.struct/maxResponseBodySize``; a larger one fails with
     /// ``TransportError/bodyTooLarge`` and memory never grows past the limit. Cancelling the
     /// calling task removes the transfer from the multi handle on the loop's next turn and throws
     /// `CancellationError`; a task cancelled before the transfer starts never opens a connection.

@@ -23,11 +23,11 @@ public actor ServiceActor {
     nonisolated let requests = RequestRegistry()
     nonisolated let eventHub = EventHub()
     nonisolated let trafficLog: HTTPTrafficLog?
-    /// Service-wide bound on queries talking to servers (``Configuration/maxConcurrentQueries``).
+    /// Service-wide bound on queries talking to servers (``Configuration/Limits-swift.struct/maxConcurrentQueries``).
     nonisolated let limiter: ConcurrencyLimiter?
     nonisolated let metrics: PipelineMetrics
-    /// ``Configuration/rateLimits``, ``Configuration/circuitBreaker``, ``Configuration/caching``
-    /// and ``Configuration/tracer`` at work; nil when off.
+    /// ``Configuration/Limits-swift.struct/rateLimits``, ``Configuration/Limits-swift.struct/circuitBreaker``, ``Configuration/Queries-swift.struct/caching``
+    /// and ``Configuration/Telemetry-swift.struct/tracer`` at work; nil when off.
     nonisolated let rateLimiter: RateLimiter?
     nonisolated let circuitBreakers: CircuitBreakers?
     nonisolated let queryCache: QueryCache?
@@ -92,13 +92,13 @@ public actor ServiceActor {
     /// Counters that show what the transport holds right now.
     public var stats: TransportStats { multi.stats }
 
-    /// Each rate limit's current rate, queue and throttled answers (``Configuration/rateLimits``);
+    /// Each rate limit's current rate, queue and throttled answers (``Configuration/Limits-swift.struct/rateLimits``);
     /// empty without rate limits.
     public nonisolated func rateLimitStatus() -> [RateLimitStatus] {
         rateLimiter?.status() ?? []
     }
 
-    /// The state of `host`'s circuit (``Configuration/circuitBreaker``): the URL's host, with
+    /// The state of `host`'s circuit (``Configuration/Limits-swift.struct/circuitBreaker``): the URL's host, with
     /// `:port` when the URL names a port (`127.0.0.1:8080`, `storage.googleapis.com`); `.closed`
     /// without circuits.
     public nonisolated func circuitState(of host: String) -> CircuitState {

@@ -11,7 +11,7 @@ import Tracing
 /// `http.request.resend_count`, body sizes, `error.type`) plus `courier.request_id`,
 /// `courier.operation` and `courier.retries`.
 ///
-/// With no tracer (``ServiceActor/Configuration/tracer`` nil and `InstrumentationSystem`'s
+/// With no tracer (``ServiceActor/Configuration/Telemetry-swift.struct/tracer`` nil and `InstrumentationSystem`'s
 /// no-op), nothing is made and the plain path pays one branch.
 struct PipelineTracing: Sendable {
     let tracer: any Tracer
