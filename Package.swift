@@ -190,7 +190,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTestServerTests",
-            dependencies: ["CourierTestSupport", "CTestProcess", "Courier", "CourierTestServer"]
+            dependencies: ["CourierTestSupport", "CTestProcess", "Courier", "CourierSync", "CourierTestServer"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -131,7 +131,12 @@ public final class TestServer: Sendable {
             },
             logger: logger
         )
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(services: [app], logger: logger)
+        // A client that vanished mid-body behind a middlebox (a reset the server never saw) leaves
+        // a handler waiting for bytes that never come; the graceful shutdown would wait on it
+        // forever. After 2 s the group cancels what is left.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(2)
+        let group = ServiceGroup(configuration: groupConfiguration)
         let task = Task {
             defer { portContinuation.finish() } // a listener that cannot bind ends the wait below
             try await group.run()
