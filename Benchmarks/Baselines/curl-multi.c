@@ -66,6 +66,10 @@ int main(int argc, char **argv) {
     CURLM *multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, http_version == 2 ? 1L : (long)inflight);
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    /* As many HTTP/2 streams per connection as Courier asks for (its default
+       maxConcurrentStreamsPerConnection): libcurl's own default of 100 would cap one connection at
+       100 / RTT requests per second, a limit of the setting, not of C. */
+    curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
     if (socket_mode) {
         epfd = epoll_create1(0);
         curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
