@@ -40,7 +40,7 @@ struct RequestPipeline: Sendable {
             do {
                 output = try await attempt(request, transmission)
             } catch {
-                if transmission.bytesKept() > kept {
+                if transmission.bytesKept() - kept >= AttemptState.progressEarningABudget {
                     // The attempt moved the data on before it failed: the link works, and the
                     // next attempt resumes from there. The retry budget (count, waits, deadline)
                     // starts again now, as google-cloud-go's reader gets a fresh one on each
@@ -79,6 +79,12 @@ struct RequestPipeline: Sendable {
 
         /// Retries decided so far.
         var retries: Int { retry?.retries ?? 0 }
+
+        /// The data a failed attempt must have kept to earn a fresh budget. A floor, so a server
+        /// that fails every answer after a shrinking part of it (half of what is left, say)
+        /// still meets the policy's limits, and one that keeps giving this much ends the data
+        /// in at most size / 1 MiB attempts.
+        static let progressEarningABudget: Int64 = 1 << 20
 
         /// A fresh retry budget, its deadline counting from now, after an attempt that made
         /// progress; a credential refresh stays spent.
