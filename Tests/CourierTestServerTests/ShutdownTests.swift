@@ -14,16 +14,8 @@ import Testing
         let server = try await TestServer.start()
         let port = server.baseURL.port!
         // A request that promises 1,000,000 bytes, sends 10, and then neither sends nor closes.
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = try #require(connectedLoopbackSocket(port: port))
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
         let head = "PUT /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n0123456789"
         #expect(head.utf8.count == send(descriptor, head, head.utf8.count, 0))
         #expect(await eventually(within: 10) { server.counters.inFlight == 1 }, "the upload's handler is waiting for its body")

@@ -109,12 +109,26 @@ package func unusedPort() -> Int {
 package func withLoopbackSocket(port: Int, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(descriptor) }
+    return withLoopbackAddress(port: port) { call(descriptor, $0, $1) }
+}
+
+/// A TCP socket connected to 127.0.0.1:`port` (nil if the connect failed); the caller closes it.
+package func connectedLoopbackSocket(port: Int) -> Int32? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard withLoopbackAddress(port: port, { connect(descriptor, $0, $1) }) == 0 else {
+        close(descriptor)
+        return nil
+    }
+    return descriptor
+}
+
+private func withLoopbackAddress(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
 }
 
