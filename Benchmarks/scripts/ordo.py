@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import bench  # noqa: E402  (nginx)
 
 # The metrics kept in Thresholds/: the ones CourierBenchmarks.swift gives tolerances to.
-KEPT = ("mallocCountTotal", "cpuTotal")
+KEPT = ("mallocCountTotal", "cpuTotal", "voluntaryContextSwitchesPer1000Requests")
 
 
 def prune(directory):

@@ -37,7 +37,8 @@ struct Load: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Requests in flight.") var concurrency = 64
     @Option(name: .shortAndLong, help: "Seconds to run, after a 1 s warm-up.") var duration = 5.0
     @Option(help: "courier | ahc | urlsession") var client = "courier"
-    @Option(help: "default | loop: where Courier's request tasks run.") var executor = "loop"
+    @Option(help: "default | loop | global: no preference (what users write), the loop as preference, or the global pool as preference.")
+    var executor = "loop"
     @Option(help: "epoll | multipoll") var backend = "epoll"
     @Option(help: "Connections per host.") var connections = 64
     @Option(help: "Slow requests held open during the run (long polls), to a different URL.") var background = 0
@@ -82,11 +83,18 @@ struct Load: AsyncParsableCommand {
                 let response = try await service.send(request)
                 guard response.status == 200 else { throw ValidationError("status \(response.status)") }
             }
-            if executor == "loop" {
+            switch executor {
+            case "loop":
                 try await withTaskExecutorPreference(service.executor) {
                     try await ClosedLoop.measure(concurrency: concurrency, work: work, send)
                 }
-            } else {
+            case "global":
+                // Tasks that cannot inherit anything from the service: a server's request
+                // handlers, tasks started before the service existed.
+                try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                    try await ClosedLoop.measure(concurrency: concurrency, work: work, send)
+                }
+            default:
                 try await ClosedLoop.measure(concurrency: concurrency, work: work, send)
             }
         }

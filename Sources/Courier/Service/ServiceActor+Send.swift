@@ -83,50 +83,48 @@ extension ServiceActor {
     }
 
     // MARK: Transport: one attempt on the wire, for the pipeline's transmissions
+    //
+    // An attempt does not run on the actor: the caller builds the transfer on its own thread and
+    // hands it to the loop in one inbox entry (no job of the caller's task runs on the loop, so
+    // an ordinary task costs the loop no task switch on the way in, nor one on the way out).
+    // The loop checks the service's phase and whether the transfer was cancelled meanwhile when
+    // it takes the entry (``CurlEventLoop/submit(_:sink:cancelled:)``), so the order against shutdown and
+    // cancellation is the loop's, as before.
 
     /// One buffered exchange.
-    func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
+    nonisolated func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await start(request, delivery: .buffered(limit: configuration.transport.maxResponseBodySize), file: nil)
     }
 
     /// One exchange whose 2xx body goes to `file`.
-    func transmit(_ request: HTTPRequest, to file: URL, append: Bool) async throws -> HTTPResponse {
+    nonisolated func transmit(_ request: HTTPRequest, to file: URL, append: Bool) async throws -> HTTPResponse {
         try await start(request, delivery: .file(errorLimit: 1 << 20), file: FileOutput(path: file.path, append: append))
     }
 
-    private func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?) async throws
-        -> HTTPResponse
+    private nonisolated func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?)
+        async throws -> HTTPResponse
     {
-        let target = try request.validatedTarget()
-        try checkRunning()
-        let transfer = Transfer(id: makeTransferID(), request: request, target: target, delivery: delivery, sink: nil,
-                                timeouts: timeouts(for: request), multi: multi)
+        let transfer = try makeTransfer(request, delivery: delivery)
         transfer.fileOutput = file
+        let bound = LoopBound(transfer)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                transfer.install(.response(continuation))
-                submit(transfer)
+                loop.submit(bound.value, sink: .response(continuation), cancelled: Task.isCancelled)
             }
-        } onCancel: { [loop, bound = LoopBound(transfer)] in
+        } onCancel: { [loop] in
             loop.execute { bound.value.cancel(with: CancellationError()) }
         }
     }
 
     /// One exchange that returns at the response head.
-    func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
-        let target = try request.validatedTarget()
-        try checkRunning()
-        let buffer = ResponseBodyBuffer()
-        let transfer = Transfer(id: makeTransferID(), request: request, target: target,
-                                delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10),
-                                sink: nil, timeouts: timeouts(for: request), multi: multi)
+    nonisolated func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let transfer = try makeTransfer(request, delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10))
         let bound = LoopBound(transfer)
-        let boundBuffer = LoopBound(buffer)
+        let boundBuffer = LoopBound(ResponseBodyBuffer())
         let head = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                transfer.install(.stream(boundBuffer.value))
-                boundBuffer.value.awaitHead(continuation)
-                submit(transfer)
+                boundBuffer.value.awaitHead(continuation) // the loop reaches the buffer only through the sink
+                loop.submit(bound.value, sink: .stream(boundBuffer.value), cancelled: Task.isCancelled)
             }
         } onCancel: { [loop] in
             loop.execute { bound.value.cancel(with: CancellationError()) }
@@ -135,14 +133,13 @@ extension ServiceActor {
         return HTTPStreamingResponse(head: head, body: body)
     }
 
-    /// Hands `transfer` to the multi handle unless it is already resolved or its task cancelled.
-    private func submit(_ transfer: Transfer) {
-        if transfer.machine.isFinished { return }
-        if Task.isCancelled {
-            transfer.cancel(with: CancellationError())
-        } else {
-            transfer.submit()
-        }
+    /// A transfer for `request`, on the caller's thread: validated, with the service's timeouts.
+    private nonisolated func makeTransfer(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery) throws -> Transfer {
+        let target = try request.validatedTarget()
+        try checkAccepting()
+        return Transfer(id: transferIDs.wrappingAdd(1, ordering: .relaxed).newValue, request: request, target: target,
+                        delivery: delivery, sink: nil, timeouts: request.timeouts.merged(over: configuration.transport.timeouts),
+                        multi: loop.multi)
     }
 
     /// The next chunk of a streamed body; called by ``HTTPResponseBody``'s iterator.

@@ -38,7 +38,8 @@ public actor ServiceActor {
     /// False from the start of ``shutdown(_:)``: the pipeline then refuses new attempts, mocked ones too.
     private nonisolated let accepting = Atomic<Bool>(true)
     private var phase = Phase.running
-    private var nextTransferID: UInt64 = 0
+    /// Transfer numbers (for logs): taken on the caller's thread, which builds the transfer.
+    nonisolated let transferIDs = Atomic<UInt64>(0)
 
     enum Phase { case running, shuttingDown, stopped }
 
@@ -105,23 +106,11 @@ public actor ServiceActor {
         circuitBreakers?.state(of: host) ?? .closed
     }
 
-    func makeTransferID() -> UInt64 {
-        nextTransferID &+= 1
-        return nextTransferID
-    }
-
-    func checkRunning() throws(TransportError) {
-        guard phase == .running else { throw TransportError(.shutdown, message: "the service was shut down") }
-    }
-
-    /// ``checkRunning()`` from any thread, for the pipeline (a mocked attempt never reaches the loop).
+    /// Whether the service still takes requests, from any thread: false from the start of
+    /// ``shutdown(_:)``. A transfer that passed it and reaches the loop after shutdown cancelled
+    /// every transfer is refused there (``CurlMulti/submit(_:cancelled:)``).
     nonisolated func checkAccepting() throws(TransportError) {
         guard accepting.load(ordering: .acquiring) else { throw TransportError(.shutdown, message: "the service was shut down") }
-    }
-
-    /// Timeouts of `request` with the service's defaults filled in.
-    func timeouts(for request: HTTPRequest) -> Timeouts {
-        request.timeouts.merged(over: configuration.transport.timeouts)
     }
 
     // MARK: Shutdown

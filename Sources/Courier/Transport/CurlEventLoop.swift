@@ -19,6 +19,10 @@ public final class CurlEventLoop: @unchecked Sendable {
     enum Work {
         case job(UnownedJob)
         case closure(@Sendable () -> Void)
+        /// A transfer built off the loop and how its caller receives the outcome: one entry, no
+        /// closure to allocate. The sink travels here rather than being set by the caller, whose
+        /// cancellation handler may already have reached the transfer on the loop.
+        case transfer(LoopBound<(Transfer, Transfer.Sink)>, cancelled: Bool)
     }
 
     private struct Inbox {
@@ -72,6 +76,12 @@ public final class CurlEventLoop: @unchecked Sendable {
         submit(.closure(body))
     }
 
+    /// Hands a transfer built on another thread to the multi handle on the loop's next turn,
+    /// with the sink its outcome goes to; `cancelled`: its task was cancelled before it was handed over.
+    func submit(_ transfer: Transfer, sink: Transfer.Sink, cancelled: Bool) {
+        submit(.transfer(LoopBound((transfer, sink)), cancelled: cancelled))
+    }
+
     private func submit(_ work: Work) {
         let retired = inbox.withLock { inbox -> Bool in
             if inbox.retired { return true }
@@ -92,6 +102,8 @@ public final class CurlEventLoop: @unchecked Sendable {
             job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         case .closure(let body):
             body()
+        case .transfer(let transfer, let cancelled):
+            multi.submit(transfer.value.0, sink: transfer.value.1, cancelled: cancelled)
         }
     }
 
@@ -109,10 +121,18 @@ public final class CurlEventLoop: @unchecked Sendable {
         var batch: [Work] = []
         batch.reserveCapacity(256)
         while !stopRequested {
-            inbox.withLock { swap(&batch, &$0.work) }
-            for work in batch { perform(work) }
-            batch.removeAll(keepingCapacity: true)
+            // Work that work enqueues (a task resumed on the loop, hopping once more) runs in the
+            // same turn, up to a few rounds: each extra turn would cost a non-blocking epoll_wait.
+            var rounds = 0
+            repeat {
+                inbox.withLock { swap(&batch, &$0.work) }
+                for work in batch { perform(work) }
+                rounds += 1
+                if batch.isEmpty { break }
+                batch.removeAll(keepingCapacity: true)
+            } while rounds < Self.roundsPerTurn && !stopRequested
             if stopRequested { break }
+            if multi.driver.runDueTimers() { multi.processCompletions() }
 
             let mayBlock = inbox.withLock { inbox -> Bool in
                 inbox.sleeping = inbox.work.isEmpty
@@ -125,6 +145,9 @@ public final class CurlEventLoop: @unchecked Sendable {
         }
         retire()
     }
+
+    /// Rounds of queued work per turn before the loop looks at its sockets again.
+    static let roundsPerTurn = 4
 
     /// Ends the loop after the current job. Call on the loop, after every transfer is resolved.
     func stop() {

@@ -70,6 +70,20 @@ final class CurlMulti {
 
     // MARK: Admission
 
+    /// A transfer built off the loop (``CurlEventLoop/submit(_:sink:cancelled:)``): its sink
+    /// installed (delivering a cancellation that got here first), then refused once the multi
+    /// handle is closing, resolved at once if its task was cancelled, else enqueued.
+    func submit(_ transfer: Transfer, sink: Transfer.Sink, cancelled: Bool) {
+        transfer.install(sink)
+        if closed {
+            transfer.cancel(with: TransportError(.shutdown, message: "the service was shut down"))
+        } else if cancelled {
+            transfer.cancel(with: CancellationError())
+        } else {
+            transfer.submit()
+        }
+    }
+
     /// A submitted transfer: registered, then started now if a slot is free, else queued.
     func enqueue(_ transfer: Transfer) {
         liveTransfers += 1

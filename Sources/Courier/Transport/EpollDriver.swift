@@ -133,12 +133,19 @@ final class EpollDriver: LoopDriver {
             acted = true
         }
         readyCount = 0
-        if let deadline = timerDeadline, MonotonicClock.nanoseconds() >= deadline {
+        return runDueTimers() || acted
+    }
+
+    func runDueTimers() -> Bool {
+        // curl often answers a timeout action with another timeout of 0 (a new transfer moves
+        // through several states): run those now rather than one per loop turn and epoll_wait.
+        var actions = 0
+        while let deadline = timerDeadline, actions < 8, MonotonicClock.nanoseconds() >= deadline {
             timerDeadline = nil // the callback may set a new one during the action
             curl_multi_socket_action(multiHandle, courier_socket_timeout, 0, &runningHandles)
-            acted = true
+            actions += 1
         }
-        return acted
+        return actions > 0
     }
 
     func close() {

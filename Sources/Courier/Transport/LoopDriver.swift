@@ -9,6 +9,10 @@ protocol LoopDriver: AnyObject {
     /// may have finished transfers. Runs after the loop has marked itself awake, so the jobs
     /// that completions enqueue cost no wake-up.
     func dispatch() -> Bool
+    /// Runs curl's timer if it is due (a transfer just added asks for one at once), before the
+    /// loop waits: a new request goes out in the turn that submitted it, with no extra
+    /// `epoll_wait`. Returns whether curl acted.
+    func runDueTimers() -> Bool
     /// Interrupts a blocking ``wait(blocking:until:)`` from any thread.
     var waker: LoopWaker { get }
     /// Curl opened or closed `descriptor`: drop what the driver remembers of an earlier socket with that number.

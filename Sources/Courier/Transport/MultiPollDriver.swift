@@ -31,6 +31,8 @@ final class MultiPollDriver: LoopDriver {
         return true
     }
 
+    func runDueTimers() -> Bool { false } // curl_multi_perform runs them
+
     func forget(_ descriptor: Int32) {}
 
     func close() {}

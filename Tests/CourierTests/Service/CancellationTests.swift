@@ -124,4 +124,68 @@ import Testing
             await expectNoLeaks(service)
         }
     }
+
+    /// An attempt is built on the caller's thread and handed to the loop in one inbox entry; a
+    /// cancellation may reach the loop before that entry does. Whichever comes first, each send
+    /// ends once, with its response or `CancellationError`, and nothing is left behind (under
+    /// ThreadSanitizer in `make sanitize`, this is also the check that the two never touch the
+    /// transfer from two threads).
+    @Test func cancellationRacingTheHandOverEndsEachSendOnce() async throws {
+        try await withServerAndService { server, service in
+            let request = HTTPRequest(url: server.url("/echo"))
+            let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<1_000 {
+                    group.addTask {
+                        let task = Task {
+                            for _ in 0..<(index % 3) { await Task.yield() }
+                            return try await service.send(request)
+                        }
+                        for _ in 0..<(index % 5) { await Task.yield() }
+                        task.cancel()
+                        do {
+                            return try await task.value.status == 200 ? "answered" : "other status"
+                        } catch is CancellationError {
+                            return "cancelled"
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+            }
+            #expect(outcomes.values.reduce(0, +) == 1_000)
+            #expect(outcomes["other status"] == nil)
+            #expect(outcomes["cancelled", default: 0] > 0)
+            await expectNoLeaks(service)
+        }
+    }
+
+    /// A request that passed the service's check before `shutdown()` began and reaches the loop
+    /// after every transfer was cancelled is refused there: it ends with `shutdown`, never hangs.
+    @Test func sendsRacingShutdownEndAnsweredOrRefused() async throws {
+        try await withServerAndService { server, service in
+            let request = HTTPRequest(url: server.url("/echo"))
+            let senders = Task {
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<64 {
+                        group.addTask {
+                            var last = "none"
+                            while true {
+                                do {
+                                    _ = try await service.send(request)
+                                    last = "answered"
+                                } catch let error as TransportError where error.kind == TransportError.shutdown.kind {
+                                    return last == "none" ? "refused" : "answered, then refused"
+                                }
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [String]()) { $0.append($1) }
+                }
+            }
+            #expect(await eventually { server.counters.requests >= 200 })
+            await service.shutdown()
+            let outcomes = try await senders.value
+            #expect(outcomes.count == 64)
+            #expect(outcomes.allSatisfy { $0.hasSuffix("refused") })
+        }
+    }
 }
