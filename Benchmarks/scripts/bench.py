@@ -189,10 +189,12 @@ def c_client(in_flight, protocol="http"):
 
 LOOP, DEFAULT, C, AHC, LOAD = ("Courier (loop executor)", "Courier (default executor)", "C libcurl multi",
                                "AsyncHTTPClient", "courier load")
+GLOBAL = "Courier (global pool)"  # tasks that inherit nothing from the service: a server's handlers
 CASES = [
     # (label, in flight, protocol, measure)
     (LOOP, 64, "http", bench_client("courier", 64)),
     (DEFAULT, 64, "http", bench_client("courier", 64, "default")),
+    (GLOBAL, 64, "http", bench_client("courier", 64, "global")),
     (C, 64, "http", c_client(64)),
     (AHC, 64, "http", bench_client("ahc", 64)),
     ("URLSession", 64, "http", bench_client("urlsession", 64)),
@@ -200,6 +202,7 @@ CASES = [
     (LOAD, 64, "http", courier_load(64)),
     (LOOP, 1, "http", bench_client("courier", 1)),
     (DEFAULT, 1, "http", bench_client("courier", 1, "default")),
+    (GLOBAL, 1, "http", bench_client("courier", 1, "global")),
     (C, 1, "http", c_client(1)),
     (AHC, 1, "http", bench_client("ahc", 1)),
     ("URLSession", 1, "http", bench_client("urlsession", 1)),
@@ -293,7 +296,7 @@ def chart(medians, path):
     render_chart(groups, path)
 
 
-CHART_COLORS = {LOOP: "#1f77b4", DEFAULT: "#6baed6", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
+CHART_COLORS = {LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
                 "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
                 "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
 

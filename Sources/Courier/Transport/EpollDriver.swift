@@ -136,11 +136,14 @@ final class EpollDriver: LoopDriver {
         return runDueTimers() || acted
     }
 
+    /// A bound, so a curl that kept asking for another action at once could not hold the loop.
+    static let timerActionsPerTurn = 8
+
     func runDueTimers() -> Bool {
         // curl often answers a timeout action with another timeout of 0 (a new transfer moves
         // through several states): run those now rather than one per loop turn and epoll_wait.
         var actions = 0
-        while let deadline = timerDeadline, actions < 8, MonotonicClock.nanoseconds() >= deadline {
+        while let deadline = timerDeadline, actions < Self.timerActionsPerTurn, MonotonicClock.nanoseconds() >= deadline {
             timerDeadline = nil // the callback may set a new one during the action
             curl_multi_socket_action(multiHandle, courier_socket_timeout, 0, &runningHandles)
             actions += 1
