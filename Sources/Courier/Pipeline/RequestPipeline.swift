@@ -147,7 +147,10 @@ struct RequestPipeline: Sendable {
         return nil
     }
 
-    /// `request` with the authorizer's credentials, when this operation is authorized.
+    /// `request` with the authorizer's credentials, when this operation is authorized. Out of
+    /// line: inlined into `run`, whose frame lives while the request is in flight, it added
+    /// 1 KB to every waiting request (measured from the binary's async function records).
+    @inline(never)
     nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
         guard context.authorize, let authorizer = service.configuration.auth.authorizer else { return request }
         var signed = request
