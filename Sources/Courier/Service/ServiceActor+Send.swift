@@ -92,16 +92,16 @@ extension ServiceActor {
     // cancellation is the loop's, as before.
 
     /// One buffered exchange.
-    nonisolated func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
+    nonisolated(nonsending) func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await start(request, delivery: .buffered(limit: configuration.transport.maxResponseBodySize), file: nil)
     }
 
     /// One exchange whose 2xx body goes to `file`.
-    nonisolated func transmit(_ request: HTTPRequest, to file: URL, append: Bool) async throws -> HTTPResponse {
+    nonisolated(nonsending) func transmit(_ request: HTTPRequest, to file: URL, append: Bool) async throws -> HTTPResponse {
         try await start(request, delivery: .file(errorLimit: 1 << 20), file: FileOutput(path: file.path, append: append))
     }
 
-    private nonisolated func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?)
+    private nonisolated(nonsending) func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?)
         async throws -> HTTPResponse
     {
         let transfer = try makeTransfer(request, delivery: delivery)
@@ -117,7 +117,7 @@ extension ServiceActor {
     }
 
     /// One exchange that returns at the response head.
-    nonisolated func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+    nonisolated(nonsending) func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let transfer = try makeTransfer(request, delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10))
         let bound = LoopBound(transfer)
         let boundBuffer = LoopBound(ResponseBodyBuffer())

@@ -71,7 +71,7 @@ public actor ServiceActor {
 
     /// The loop thread, as this actor's serial executor.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        loop.asUnownedSerialExecutor()
+        loop.serialExecutor.asUnownedSerialExecutor()
     }
 
     /// The loop thread as a `TaskExecutor`.

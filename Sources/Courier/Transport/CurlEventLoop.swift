@@ -17,7 +17,11 @@ import Synchronization
 /// wake-up syscall only when the loop sleeps.
 public final class CurlEventLoop: @unchecked Sendable {
     enum Work {
-        case job(UnownedJob)
+        /// A job of ``ServiceActor``: runs isolated to the actor (``LoopSerialExecutor``).
+        case actorJob(UnownedJob)
+        /// A job of a task that prefers the loop: runs on it, isolated to nothing, so the task's
+        /// non-isolated calls stay on the loop without a hop each (see ``enqueue(_:)``).
+        case taskJob(UnownedJob)
         case closure(@Sendable () -> Void)
         /// A transfer built off the loop and how its caller receives the outcome: one entry, no
         /// closure to allocate. The sink travels here rather than being set by the caller, whose
@@ -41,6 +45,8 @@ public final class CurlEventLoop: @unchecked Sendable {
 
     /// Loop-confined from the moment the thread starts.
     let multi: CurlMulti
+    /// The actor's executor: the same thread and inbox, its jobs isolated to the actor.
+    let serialExecutor = LoopSerialExecutor()
     private var stopRequested = false
     private var thread: pthread_t = 0
 
@@ -49,6 +55,7 @@ public final class CurlEventLoop: @unchecked Sendable {
         // Counted once fully initialized: a throw after this point still runs deinit.
         LiveObjects.created(.eventLoop)
         multi.loop = self
+        serialExecutor.loop = self
         inbox.withLock { $0.waker = multi.driver.waker }
         retiredQueue.setSpecific(key: Self.retiredKey, value: ObjectIdentifier(self))
 
@@ -76,6 +83,10 @@ public final class CurlEventLoop: @unchecked Sendable {
         submit(.closure(body))
     }
 
+    func submitActorJob(_ job: UnownedJob) {
+        submit(.actorJob(job))
+    }
+
     /// Hands a transfer built on another thread to the multi handle on the loop's next turn,
     /// with the sink its outcome goes to; `cancelled`: its task was cancelled before it was handed over.
     func submit(_ transfer: Transfer, sink: Transfer.Sink, cancelled: Bool) {
@@ -98,8 +109,10 @@ public final class CurlEventLoop: @unchecked Sendable {
 
     private func perform(_ work: Work) {
         switch work {
-        case .job(let job):
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        case .actorJob(let job):
+            job.runSynchronously(isolatedTo: serialExecutor.asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        case .taskJob(let job):
+            job.runSynchronously(on: asUnownedTaskExecutor())
         case .closure(let body):
             body()
         case .transfer(let transfer, let cancelled):
@@ -204,25 +217,41 @@ public final class CurlEventLoop: @unchecked Sendable {
     }
 }
 
-extension CurlEventLoop: SerialExecutor, TaskExecutor {
+extension CurlEventLoop: TaskExecutor {
+    /// A job of a task that prefers the loop. It runs on the loop isolated to nothing: run
+    /// isolated to the actor's executor (as every job did before), each call from it to a
+    /// non-isolated async function was a switch away from the actor, one more job through the
+    /// inbox, seven per request on the loop path (Docs/Performance.md, "The plain path").
     public func enqueue(_ job: consuming ExecutorJob) {
-        submit(.job(UnownedJob(job)))
-    }
-
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
+        submit(.taskJob(UnownedJob(job)))
     }
 
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
+}
 
-    /// Lets `assumeIsolated` work inside curl callbacks, which run on the loop thread.
-    public func checkIsolated() {
-        precondition(isCurrent, "expected to run on Courier's curl event loop thread")
+/// ``ServiceActor``'s serial executor: the loop thread and its inbox, for actor-isolated jobs.
+/// Apart from ``CurlEventLoop``, the task executor, so the runtime can tell a job of the actor
+/// from a job of a task that only prefers the loop.
+final class LoopSerialExecutor: SerialExecutor, @unchecked Sendable {
+    /// Set once in the loop's initializer, before the service that uses it exists.
+    unowned(unsafe) var loop: CurlEventLoop!
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.submitActorJob(UnownedJob(job))
     }
 
-    public func isIsolatingCurrentContext() -> Bool? {
-        isCurrent
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets `assumeIsolated` work inside curl callbacks, which run on the loop thread.
+    func checkIsolated() {
+        precondition(loop.isCurrent, "expected to run on Courier's curl event loop thread")
+    }
+
+    func isIsolatingCurrentContext() -> Bool? {
+        loop.isCurrent
     }
 }
