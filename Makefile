@@ -104,7 +104,7 @@ report-check: build
 ## bench: Courier vs C on libcurl multi, AsyncHTTPClient, URLSession and wrk, against nginx;
 ## medians of BENCH_ROUNDS (3) runs of BENCH_SECONDS (5) s, then the 10,000-in-flight probe
 bench: deps
-	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc valgrind binutils"
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc valgrind binutils strace"
 	python3 Benchmarks/scripts/bench.py
 
 ## bench-transfers: a 1 GiB upload (curl -T, single PUT, resumable adaptive/fixed/with checksums) and a

@@ -239,7 +239,42 @@ PROTOCOL_TITLES = {"http": "HTTP/1.1, plain", "https/1.1": "HTTPS/1.1 (TLS, a co
                    "h2": "HTTP/2 over TLS (every stream on one connection)"}
 
 
-def targets(medians, counts, probe):
+def per_request_counts():
+    """Voluntary context switches (getrusage of the child) and system calls (`strace -f -c`)
+    per request, over fixed runs: C, the plain path and the loop path, 1 and 64 in flight."""
+    requests = int(os.environ.get("BENCH_COUNT_REQUESTS", "20000"))
+    traced = max(1000, requests // 4)  # strace slows every call: fewer requests
+    counts = {}
+    for n in (1, 64):
+        runs = [(C, [CURL_C, URL, str(n), "0", f"requests={{}}"]),
+                (DEFAULT, [BENCH, "load", "--url", URL, "-c", str(n), "--connections", str(n), "--executor", "default",
+                           "--requests", "{}"]),
+                (LOOP, [BENCH, "load", "--url", URL, "-c", str(n), "--connections", str(n), "--executor", "loop",
+                        "--requests", "{}"])]
+        for label, template in runs:
+            argv = [part.format(requests) for part in template]
+            process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, _, usage = os.wait4(process.pid, 0)
+            switches = usage.ru_nvcsw / requests
+            calls = None
+            if shutil.which("strace"):
+                summary = os.path.join(WORK, "strace.txt")
+                subprocess.run(["strace", "-f", "-c", "-o", summary, *[part.format(traced) for part in template]],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                with open(summary) as f:
+                    total = [line.split() for line in f if line.rstrip().endswith("total")]
+                calls = int(total[0][3]) / traced if total else None
+            counts[(label, n)] = (switches, calls)
+    return counts
+
+
+def idle_cpu():
+    """CPU of a service that sends nothing for 10 s, in percent of one core."""
+    out = run([BENCH, "idle", "--url", URL, "--seconds", os.environ.get("BENCH_IDLE_SECONDS", "10")])
+    return float(re.search(r"cpu-percent ([\d.]+)", out).group(1))
+
+
+def targets(medians, counts, probe, per_request=None, idle=None):
     """The issue's targets: (name, measured text, holds)."""
     def ratio(a, b, column=0):
         if a not in medians or b not in medians:
@@ -260,18 +295,31 @@ def targets(medians, counts, probe):
              ratio((DEFAULT, 64, "http"), (C, 64, "http")), 0.85)
     at_least("same, 1 in flight: ≥ 0.8× C", ratio((DEFAULT, 1, "http"), (C, 1, "http")), 0.8)
     for n in (64, 1):
+        at_least(f"plain path against AsyncHTTPClient, {n} in flight: ≥ 1.6×",
+                 ratio((DEFAULT, n, "http"), (AHC, n, "http")), 1.6)
+    at_most("plain path, CPU per request, 64 in flight: ≤ 1.3× C", ratio((DEFAULT, 64, "http"), (C, 64, "http"), 1), 1.3)
+    for n in (64, 1):
         at_least(f"loop executor, {n} in flight: ≥ 0.95× C", ratio((LOOP, n, "http"), (C, n, "http")), 0.95)
         at_least(f"courier load, {n} in flight: ≥ 0.95× C", ratio((LOAD, n, "http"), (C, n, "http")), 0.95)
-    at_most("CPU per request, loop executor, 64: ≤ 1.3× C", ratio((LOOP, 64, "http"), (C, 64, "http"), 1), 1.3)
-    at_most("CPU per request, default executor, 64: ≤ 1.3× C", ratio((DEFAULT, 64, "http"), (C, 64, "http"), 1), 1.3)
-    at_least("against AsyncHTTPClient, 64 in flight: ≥ 1.6×", ratio((LOOP, 64, "http"), (AHC, 64, "http")), 1.6)
+    if per_request:
+        for n, switch_limit, call_limit in ((1, 1.5, 7), (64, 0.05, 4.5)):
+            switches, _ = per_request[(DEFAULT, n)]
+            rows.append((f"context switches per request, plain path, {n} in flight: ≤ {switch_limit}",
+                         f"{switches:.2f} (C {per_request[(C, n)][0]:.2f})", switches <= switch_limit))
+            for label, path in ((DEFAULT, "plain path"), (LOOP, "loop path")):
+                _, calls = per_request[(label, n)]
+                if calls is not None:
+                    rows.append((f"system calls per request, {path}, {n} in flight: ≤ {call_limit}",
+                                 f"{calls:.1f} (C {per_request[(C, n)][1]:.1f})", calls <= call_limit))
     for protocol, title in (("https/1.1", "HTTPS/1.1"), ("h2", "HTTP/2 over TLS, 64 streams")):
         at_least(f"{title}: ≥ 0.9× C", ratio((LOOP, 64, protocol), (C, 64, protocol)), 0.9)
         at_least(f"{title}: ≥ 1.6× AsyncHTTPClient", ratio((LOOP, 64, protocol), (AHC, 64, protocol)), 1.6)
+    at_most("HTTP/2 over TLS: CPU per request within 10% of HTTPS/1.1's (loop executor, 64)",
+            ratio((LOOP, 64, "h2"), (LOOP, 64, "https/1.1"), 1), 1.1)
     if counts:
         for label, mode in ((LOOP, "loop executor"), (DEFAULT, "default executor")):
             value = counts[(label, 64)] / counts[(C, 64)]
-            rows.append((f"instructions per request, {mode}, 64: ≤ 1.4× C", f"{value:.2f}×", value <= 1.4))
+            rows.append((f"instructions per request, {mode}, 64: ≤ 1.25× C", f"{value:.2f}×", value <= 1.25))
     if probe:
         queries, text = probe
         fields = dict(re.findall(r"([a-z/-]+) ([\d.-]+)", text))
@@ -282,6 +330,8 @@ def targets(medians, counts, probe):
         rows.append((f"{queries:,} in flight (1,000 connections): all succeed, threads flat, ≤ 3 KiB per query",
                      f"{fields.get('succeeded')} ok, threads {fields.get('threads-before')} → {during[0]}–{during[1]}, "
                      f"{per_query / 1024:.1f} KiB", complete and flat and per_query <= 3072))
+    if idle is not None:
+        rows.append(("idle service (no requests for 10 s): ≤ 1% of one core", f"{idle:.3f}%", idle <= 1.0))
     return rows
 
 
@@ -389,8 +439,25 @@ def main():
         probe = inflight_probe()
         lines += ["", f"{probe[0]:,} in flight: " + probe[1]]
 
+    per_request = idle = None
+    if not os.environ.get("BENCH_SKIP_COUNTS"):
+        log("context switches and system calls per request (fixed runs), and an idle service")
+        nginx, prefix = start_nginx()
+        try:
+            per_request = per_request_counts()
+            idle = idle_cpu()
+        finally:
+            nginx.terminate()
+            nginx.wait()
+            shutil.rmtree(prefix, ignore_errors=True)
+        lines += ["", "| client | in flight | context switches per request | system calls per request |",
+                  "|---|---:|---:|---:|"]
+        for (label, n), (switches, calls) in per_request.items():
+            lines.append(f"| {label} | {n} | {switches:.2f} | {'' if calls is None else f'{calls:.1f}'} |")
+        lines += ["", f"Idle service, 10 s without requests: {idle:.3f}% of one core."]
+
     lines += ["", "| target | measured | holds |", "|---|---:|:---:|"]
-    for name, measured, holds in targets(medians, counts, probe):
+    for name, measured, holds in targets(medians, counts, probe, per_request, idle):
         lines.append(f"| {name} | {measured} | {'yes' if holds else 'NO'} |")
 
     text = "\n".join(lines)
