@@ -63,18 +63,43 @@ struct RequestPipeline: Sendable {
     /// What one request's attempts have used up so far; also the budget of a protocol that
     /// recovers above single requests (a resumable upload's session, a wire batch's part).
     struct AttemptState: Sendable {
-        /// Overrides the operation's policy (a wire batch's part keeps its own query's).
-        var policy: RetryPolicy?
-        /// Made at the first failure: the plain path copies no policy.
-        var retry: RetryStateMachine?
+        /// The policy and the retry machine, boxed: they are about 300 bytes, and this state sits
+        /// in `run`'s frame for as long as a request is in flight, while most requests never
+        /// retry. Copy-on-write, so the state keeps value semantics.
+        private final class Budget: @unchecked Sendable {
+            var policy: RetryPolicy?
+            var retry: RetryStateMachine?
+
+            init(policy: RetryPolicy?, retry: RetryStateMachine?) {
+                self.policy = policy
+                self.retry = retry
+            }
+        }
+
+        private var budget: Budget?
         var refreshedCredentials = false
         /// When the first attempt began, for the deadline.
         var started: UInt64 = 0
 
         /// - Parameter started: When the deadline starts counting; 0: at the first decision.
         init(policy: RetryPolicy? = nil, started: UInt64 = 0) {
-            self.policy = policy
+            if let policy { budget = Budget(policy: policy, retry: nil) }
             self.started = started
+        }
+
+        /// Overrides the operation's policy (a wire batch's part keeps its own query's).
+        var policy: RetryPolicy? { budget?.policy }
+
+        /// Made at the first failure: the plain path copies no policy.
+        var retry: RetryStateMachine? {
+            get { budget?.retry }
+            set {
+                if isKnownUniquelyReferenced(&budget) {
+                    budget!.retry = newValue
+                } else {
+                    budget = Budget(policy: budget?.policy, retry: newValue)
+                }
+            }
         }
 
         /// Retries decided so far.
@@ -267,7 +292,7 @@ struct RequestPipeline: Sendable {
         try await service.configuration.testing.clock.sleep(for: delay)
     }
 
-    @inline(__always)
+    @inline(never)
     private func record(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
                         since start: UInt64) {
         context.observedStatus.store(head?.status ?? 0)

@@ -109,6 +109,7 @@ public actor ServiceActor {
     /// Whether the service still takes requests, from any thread: false from the start of
     /// ``shutdown(_:)``. A transfer that passed it and reaches the loop after shutdown cancelled
     /// every transfer is refused there (``CurlMulti/submit(_:cancelled:)``).
+    @inline(never) // its error's construction would sit in the pipeline's long-lived frame
     nonisolated func checkAccepting() throws(TransportError) {
         guard accepting.load(ordering: .acquiring) else { throw TransportError(.shutdown, message: "the service was shut down") }
     }
