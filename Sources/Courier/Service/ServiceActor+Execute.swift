@@ -10,9 +10,16 @@ extension ServiceActor {
     /// non-2xx status throws ``APIError``; a body that is not the expected JSON throws
     /// ``QueryError``; a failure below HTTP throws ``TransportError``.
     public nonisolated func execute<Response>(_ query: Query<Response>) async throws -> Response {
-        if query.isUpload { return try await upload(query).value }
+        if query.isUpload { return try await executeUpload(query) }
         let execution = QueryExecution(service: self, query: query)
         return try await operation(execution.context) { try await execution.run() }
+    }
+
+    /// Out of line: inlined, the upload's locals made `execute`'s frame, alive while a query is in
+    /// flight, four times larger for every query.
+    @inline(never)
+    private nonisolated func executeUpload<Response>(_ query: Query<Response>) async throws -> Response {
+        try await upload(query).value
     }
 
     /// Executes the query `convertible` describes (a generated method struct, or a ``Query``).
@@ -33,13 +40,15 @@ extension ServiceActor {
 struct QueryExecution<Response: QueryResponse>: Sendable {
     let service: ServiceActor
     let query: Query<Response>
-    let configuration: ServiceActor.Configuration
+    /// The service's, read through it: a copy kept here sat in every frame and closure that
+    /// holds the execution, for as long as a query is in flight.
+    var configuration: ServiceActor.Configuration { service.configuration }
     private(set) var context: RequestContext
 
     init(service: ServiceActor, query: Query<Response>, operation: RequestContext.Operation = .execute) {
         self.service = service
         self.query = query
-        configuration = service.configuration
+        let configuration = service.configuration
         context = RequestContext(requestID: query.requestID, name: query.name, operation: operation,
                                  retry: query.execution.retry ?? configuration.retry,
                                  testHandler: query.execution.testHandler ?? configuration.testing.handler, authorize: true)
@@ -98,6 +107,14 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
     func fetch(_ query: Query<Response>) async throws -> Response {
         let request = try prepare(query)
         let response = if let cache = service.queryCache { try await perform(request, cache: cache) } else { try await perform(request) }
+        return try decode(response)
+    }
+
+    // Synchronous steps out of line, so their temporaries (a copy of the configuration among
+    // them) live on the thread's stack, not in the frames a query in flight keeps.
+
+    @inline(never)
+    private func decode(_ response: HTTPResponse) throws -> Response {
         do {
             return try Response.decode(from: response, limits: configuration.json)
         } catch let error as QueryError {
@@ -107,6 +124,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         }
     }
 
+    @inline(never)
     func prepare(_ query: Query<Response>) throws -> HTTPRequest {
         try RequestBuilder.build(query, configuration: configuration)
     }
