@@ -7,14 +7,15 @@ import Synchronization
 /// The thread that owns libcurl's multi handle and every easy handle, and the Swift executor
 /// that runs on it.
 ///
-/// ``ServiceActor`` uses the loop as its serial executor, so actor methods and curl callbacks
-/// run on the same thread and curl state needs no lock. The loop is also a `TaskExecutor`:
+/// ``ServiceActor``'s serial executor runs on this thread, so actor methods and curl callbacks
+/// run on the same thread and curl state needs no lock. The loop itself is a `TaskExecutor`:
 /// tasks that prefer it run their non-isolated code on the loop thread too, and then a request
 /// costs no thread hop at all (see ``ServiceActor/executor``).
 ///
-/// Each turn the loop runs the queued jobs, then lets curl act on ready sockets and expired
-/// timers. It sleeps in `epoll_wait` only when no job is queued, and an enqueue makes a
-/// wake-up syscall only when the loop sleeps.
+/// Each turn the loop runs the queued work (jobs, and transfers that callers on other threads
+/// hand over), then curl's due timers, then lets curl act on ready sockets. It sleeps in
+/// `epoll_wait` only when nothing is queued, and an enqueue makes a wake-up syscall only when
+/// the loop sleeps.
 public final class CurlEventLoop: @unchecked Sendable {
     enum Work {
         /// A job of ``ServiceActor``: runs isolated to the actor (``LoopSerialExecutor``).
