@@ -51,6 +51,8 @@ let package = Package(
         ),
         // CRC32C, in C so it stays fast in debug builds (SSE4.2 when available).
         .target(name: "CCourierChecksum"),
+        // ThreadSanitizer annotations for edges the uninstrumented Swift runtime makes (no-ops otherwise).
+        .target(name: "CCourierSanitizer"),
         .target(
             name: "Courier",
             dependencies: [
@@ -58,6 +60,7 @@ let package = Package(
                 "CCurl",
                 "COpenSSL",
                 "CCourierChecksum",
+                "CCourierSanitizer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

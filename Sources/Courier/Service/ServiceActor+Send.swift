@@ -107,6 +107,7 @@ extension ServiceActor {
         let transfer = try makeTransfer(request, delivery: delivery)
         transfer.fileOutput = file
         let bound = LoopBound(transfer)
+        defer { transfer.receiveOutcome() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 loop.submit(bound.value, sink: .response(continuation), cancelled: Task.isCancelled)
@@ -121,6 +122,7 @@ extension ServiceActor {
         let transfer = try makeTransfer(request, delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10))
         let bound = LoopBound(transfer)
         let boundBuffer = LoopBound(ResponseBodyBuffer())
+        defer { transfer.receiveOutcome() }
         let head = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 boundBuffer.value.awaitHead(continuation) // the loop reaches the buffer only through the sink

@@ -96,6 +96,7 @@ extension Transfer {
             if deliverHead {
                 let head = readHead()
                 self.head = head
+                publishOutcome()
                 buffer.deliverHead(head)
             }
             if buffer.append(Data(bytes)) { consumed(bytes.count) }

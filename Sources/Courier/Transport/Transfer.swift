@@ -1,3 +1,4 @@
+import CCourierSanitizer
 import CCurl
 import DequeModule
 import Foundation
@@ -113,6 +114,7 @@ final class Transfer {
             giveBack(release)
             if request.progress != nil { reportProgress() } // the final count
             log(status: head.status)
+            publishOutcome()
             switch sink {
             case .response(let continuation):
                 continuation.resume(returning: HTTPResponse(head: head, body: body))
@@ -159,6 +161,7 @@ final class Transfer {
             undeliveredError = error
             return
         }
+        publishOutcome()
         switch sink {
         case .response(let continuation):
             continuation.resume(throwing: error)
@@ -168,6 +171,18 @@ final class Transfer {
             break
         }
         sink = nil
+    }
+
+    /// Tells ThreadSanitizer that what the loop wrote for the caller happens before the caller's
+    /// await returns (``receiveOutcome()``), an order the uninstrumented runtime makes when the
+    /// continuation is resumed before the task suspended. Nothing without the sanitizer.
+    func publishOutcome() {
+        courier_tsan_release(Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The caller's side of ``publishOutcome()``, once its await returned.
+    func receiveOutcome() {
+        courier_tsan_acquire(Unmanaged.passUnretained(self).toOpaque())
     }
 
     // MARK: Cancellation
