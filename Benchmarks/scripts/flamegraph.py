@@ -17,9 +17,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-import bench  # noqa: E402  (nginx, binaries and URLs are bench.py's)
+import harness  # noqa: E402  (paths, binaries, nginx, clients)
 
-SECONDS = int(bench.SECONDS)
+SECONDS = int(harness.SECONDS)
 FREQUENCY = int(os.environ.get("FLAME_FREQUENCY", "499"))
 MIN_WIDTH = 0.002  # frames under 0.2% of the samples are merged into their parent's width
 
@@ -172,28 +172,24 @@ def legend(width):
 
 
 def main():
-    bench.build()
-    nginx, _ = bench.start_nginx()
+    harness.build()
     clients = {
-        "c": ("C on libcurl multi, 64 in flight", [bench.CURL_C, bench.URL, "64", str(SECONDS)]),
+        "c": ("C on libcurl multi, 64 in flight", [harness.CURL_C, harness.URL, "64", str(SECONDS)]),
         "courier": ("Courier, service.send from ordinary tasks (default executor), 64 in flight",
-                    [bench.BENCH, "load", "--url", bench.URL, "-c", "64", "--connections", "64", "-d", str(SECONDS),
+                    [harness.BENCH, "load", "--url", harness.URL, "-c", "64", "--connections", "64", "-d", str(SECONDS),
                      "--client", "courier", "--executor", "default"]),
     }
-    try:
+    with harness.nginx():
         with tempfile.TemporaryDirectory() as scratch:
             for key, (title, argv) in clients.items():
                 data = os.path.join(scratch, f"{key}.data")
-                bench.log(f"sampling {title}")
+                harness.log(f"sampling {title}")
                 record(argv, data)
                 stacks = demangle(folded(data))
-                path = os.path.join(bench.ROOT, "Docs", f"flame-{key}.svg")
+                path = os.path.join(harness.ROOT, "Docs", f"flame-{key}.svg")
                 svg(tree(stacks), f"{title}: {sum(stacks.values())} samples at {FREQUENCY} Hz", path)
                 shares = ", ".join(f"{part} {share:.0%}" for part, share in summary(stacks).items())
                 print(f"{path}: self time by part: {shares}")
-    finally:
-        nginx.terminate()
-        nginx.wait()
 
 
 if __name__ == "__main__":

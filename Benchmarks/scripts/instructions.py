@@ -36,12 +36,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-import bench  # noqa: E402  (nginx, binaries, paths)
+import harness  # noqa: E402  (paths, binaries, nginx, clients)
 
 SIZES = [int(n) for n in os.environ.get("INSTRUCTIONS_REQUESTS", "2000,4000,6000").split(",")]
 # Clients whose label contains one of these words (C always runs, as the reference).
 ONLY = [word for word in os.environ.get("INSTRUCTIONS_ONLY", "").split(",") if word]
-VG = os.path.join(bench.WORK, "valgrind")
+VG = os.path.join(harness.WORK, "valgrind")
 SHIM = os.path.join(VG, "valgrind-sigsuspend.so")
 COLLECTED = re.compile(r"Collected : (\d+)")
 ERRORS = re.compile(r"errors\W+(\d+)")
@@ -53,7 +53,7 @@ def prepare():
     subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", SHIM,
                     os.path.join(os.path.dirname(__file__), "valgrind-sigsuspend.c")], check=True)
     copies = {}
-    for name, path in (("CourierBench", bench.BENCH), ("courier", bench.COURIER)):
+    for name, path in (("CourierBench", harness.BENCH), ("courier", harness.COURIER)):
         copy = os.path.join(VG, name)
         subprocess.run(["objcopy", "--strip-debug", path, copy], check=True)
         copies[name] = copy
@@ -66,7 +66,7 @@ def clients(copies, url, in_flight):
         copies["CourierBench"], "load", "--url", url, "-c", str(in_flight), "--connections", str(in_flight),
         "--client", client, "--executor", executor, "--requests", str(n)]
     return [
-        ("C libcurl multi", lambda n: [bench.CURL_C, url, str(in_flight), "0", f"requests={n}"]),
+        ("C libcurl multi", lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}"]),
         ("Courier (loop executor)", bench_argv("courier", "loop")),
         ("Courier (default executor)", bench_argv("courier", "default")),
         ("courier load", lambda n: [copies["courier"], "load", url, "-c", str(in_flight), "-n", str(n), "--json"]),
@@ -98,7 +98,7 @@ def measure(url, depths=(64,), profile=False):
             for label, argv in clients(copies, url, in_flight):
                 if ONLY and label != "C libcurl multi" and not any(word in label for word in ONLY):
                     continue
-                bench.log(f"instructions: {label}, {in_flight} in flight ({', '.join(map(str, SIZES))} requests under callgrind)")
+                harness.log(f"instructions: {label}, {in_flight} in flight ({', '.join(map(str, SIZES))} requests under callgrind)")
                 counts = []
                 for size in SIZES:
                     out_file = os.path.join(work, f"{size}.out")
@@ -107,7 +107,7 @@ def measure(url, depths=(64,), profile=False):
                         annotate(out_file, label, in_flight)
                 slopes = [(b - a) / (m - n) for i, (n, a) in enumerate(counts) for (m, b) in counts[i + 1:]]
                 results[(label, in_flight)] = statistics.median(slopes)
-                bench.log("  slopes: " + ", ".join(f"{slope:,.0f}" for slope in slopes))
+                harness.log("  slopes: " + ", ".join(f"{slope:,.0f}" for slope in slopes))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results
@@ -115,10 +115,10 @@ def measure(url, depths=(64,), profile=False):
 
 def annotate(out_file, label, in_flight):
     """Where the instructions go: callgrind_annotate's inclusive table, kept in bench-results/."""
-    os.makedirs(os.path.join(bench.ROOT, "bench-results"), exist_ok=True)
+    os.makedirs(os.path.join(harness.ROOT, "bench-results"), exist_ok=True)
     slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
     table = subprocess.run(["callgrind_annotate", "--inclusive=yes", out_file], capture_output=True, text=True).stdout
-    with open(os.path.join(bench.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}.txt"), "w") as f:
+    with open(os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}.txt"), "w") as f:
         f.write(table)
 
 
@@ -135,14 +135,9 @@ def table(results):
 def main():
     if not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (make instructions installs it)")
-    bench.build()
-    nginx, prefix = bench.start_nginx()
-    try:
-        results = measure(bench.URL, profile=bool(os.environ.get("INSTRUCTIONS_PROFILE")))
-    finally:
-        nginx.terminate()
-        nginx.wait()
-        shutil.rmtree(prefix, ignore_errors=True)
+    harness.build()
+    with harness.nginx():
+        results = measure(harness.URL, profile=bool(os.environ.get("INSTRUCTIONS_PROFILE")))
     print(table(results))
 
 

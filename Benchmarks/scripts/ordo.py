@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-import bench  # noqa: E402  (nginx)
+import harness  # noqa: E402  (paths, binaries, nginx, clients)
 
 # The metrics kept in Thresholds/: the ones CourierBenchmarks.swift gives tolerances to.
 KEPT = ("mallocCountTotal", "cpuTotal", "voluntaryContextSwitchesPer1000Requests")
@@ -47,14 +47,13 @@ def prune(directory):
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "check"
     if mode == "prune":  # apply the rules above to the stored thresholds without a run
-        prune(os.path.join(bench.ROOT, "Benchmarks", "Thresholds"))
+        prune(os.path.join(harness.ROOT, "Benchmarks", "Thresholds"))
         return
-    nginx, _ = bench.start_nginx()
-    env = dict(os.environ, COURIER_BENCH_URL=bench.URL.rsplit("/", 1)[0] + "/",
-               COURIER_BENCH_TLS_URL=bench.TLS_URL)
-    package = os.path.join(bench.ROOT, "Benchmarks")
+    env = dict(os.environ, COURIER_BENCH_URL=harness.URL.rsplit("/", 1)[0] + "/",
+               COURIER_BENCH_TLS_URL=harness.TLS_URL)
+    package = os.path.join(harness.ROOT, "Benchmarks")
     thresholds = os.path.join(package, "Thresholds")
-    try:
+    with harness.nginx():
         if mode == "update":
             os.makedirs(thresholds, exist_ok=True)
             subprocess.run(["swift", "package", "--allow-writing-to-package-directory", "benchmark", "thresholds",
@@ -67,9 +66,6 @@ def main():
             if code == 4:
                 print("only improvements: consider `make bench-thresholds` to keep them")
                 code = 0
-    finally:
-        nginx.terminate()
-        nginx.wait()
     sys.exit(code)
 
 

@@ -1,0 +1,241 @@
+"""What every benchmark script shares: paths, the binaries and their build, nginx, the clients
+(C, CourierBench's, wrk, `courier load`) and how one run is measured, and the bar chart.
+
+Imported by bench.py, instructions.py, ordo.py, flamegraph.py and Netem/bench.py; it imports
+none of them.
+"""
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
+PORT = int(os.environ.get("BENCH_PORT", "18080"))
+TLS_PORT = int(os.environ.get("BENCH_TLS_PORT", "18443"))
+URL = f"http://127.0.0.1:{PORT}/data.json"
+TLS_URL = f"https://127.0.0.1:{TLS_PORT}/data.json"
+WORK = os.path.join(ROOT, ".build", "bench")
+BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release", "CourierBench")
+COURIER = os.path.join(ROOT, ".build", "release", "courier")
+CURL_C = os.path.join(WORK, "curl-multi")
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def build():
+    os.makedirs(WORK, exist_ok=True)
+    if os.environ.get("BENCH_SKIP_BUILD"):  # reuse the release binaries already built
+        subprocess.run(["gcc", "-O2", "-o", CURL_C, os.path.join(ROOT, "Benchmarks", "Baselines", "curl-multi.c"), "-lcurl"],
+                       check=True)
+        return
+    log("building: courier (release), CourierBench (release), the C baseline")
+    subprocess.run(["swift", "build", "-c", "release", "--product", "courier"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"),
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["gcc", "-O2", "-o", CURL_C, os.path.join(ROOT, "Benchmarks", "Baselines", "curl-multi.c"), "-lcurl"],
+                   check=True)
+
+
+def start_nginx():
+    """One worker process, so the client under test keeps the other core."""
+    prefix = tempfile.mkdtemp(prefix="courier-nginx-")
+    os.chmod(prefix, 0o755)  # nginx's worker runs as nobody when started by root
+    body = '{"kind":"courier#sample","items":[' + ",".join(
+        '{"id":"note-%d","title":"A note"}' % i for i in range(20)) + '],"padding":"'
+    body += "x" * (1024 - len(body) - 2) + '"}'
+    assert len(body) == 1024
+    with open(os.path.join(prefix, "data.json"), "w") as f:
+        f.write(body)
+    os.makedirs(os.path.join(prefix, "json"))  # the same file where the ordo-one suite asks for it
+    with open(os.path.join(prefix, "json", "1024"), "w") as f:
+        f.write(body)
+    # A self-signed certificate: every client skips verification, which costs only at the handshake.
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-keyout", os.path.join(prefix, "key.pem"), "-out", os.path.join(prefix, "cert.pem")],
+                   check=True, capture_output=True)
+    conf = os.path.join(prefix, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""
+worker_processes 1;
+error_log {prefix}/error.log warn;
+pid {prefix}/nginx.pid;
+events {{ worker_connections 16384; }}
+http {{
+    access_log off;
+    keepalive_requests 100000000;
+    keepalive_timeout 300s;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    server {{
+        listen 127.0.0.1:{PORT} backlog=4096;
+        root {prefix};
+        location / {{ default_type application/json; }}
+    }}
+    server {{
+        listen 127.0.0.1:{TLS_PORT} ssl http2 backlog=4096;
+        ssl_certificate {prefix}/cert.pem;
+        ssl_certificate_key {prefix}/key.pem;
+        http2_max_concurrent_streams 256;
+        root {prefix};
+        location / {{ default_type application/json; }}
+    }}
+}}
+""")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    process = subprocess.Popen([nginx, "-p", prefix, "-c", conf, "-g", "daemon off;"])
+    for _ in range(100):
+        try:
+            out = subprocess.run(["curl", "-s", URL], capture_output=True, timeout=2).stdout
+            tls = subprocess.run(["curl", "-sk", TLS_URL], capture_output=True, timeout=2).stdout
+            if len(out) == 1024 and len(tls) == 1024:
+                return process, prefix
+        except subprocess.TimeoutExpired:
+            pass
+        time.sleep(0.05)
+    process.terminate()
+    raise SystemExit("nginx did not start (see %s/error.log)" % prefix)
+
+
+def run(argv):
+    """Runs a command to completion; returns its stdout."""
+    process = subprocess.run(argv, capture_output=True, text=True)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({process.returncode}): {process.stderr[-2000:]}")
+    return process.stdout
+
+
+def run_measured(argv):
+    """Like run(), but reaps the child itself to read its own CPU time and peak RSS."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited with {process.returncode}")
+    return out, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+SELF_REPORTED = re.compile(r"requests/s (\d+)\s+cpu-us/request ([\d.]+)\s+peak-rss-MiB ([\d.]+)\s+requests \d+\s+errors (\d+)")
+
+
+def self_reported(argv):
+    out, _, rss = run_measured(argv)
+    match = SELF_REPORTED.search(out)
+    if not match:
+        raise RuntimeError(f"unexpected output from {argv[0]}: {out}")
+    if int(match.group(4)):
+        raise RuntimeError(f"{argv[0]} saw {match.group(4)} errors: {out}")
+    return float(match.group(1)), float(match.group(2)), rss
+
+
+def wrk(connections):
+    def measure():
+        out, cpu, rss = run_measured(["wrk", "-t1", f"-c{connections}", f"-d{int(SECONDS)}s", URL])
+        rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+        total = int(re.search(r"(\d+) requests in", out).group(1))
+        return rps, cpu / total * 1e6, rss
+    return measure
+
+
+def courier_load(in_flight):
+    def measure():
+        out, cpu, rss = run_measured([COURIER, "load", URL, "-c", str(in_flight), "-d", f"{SECONDS}s", "--json"])
+        result = json.loads(out)
+        if result["errors"]:
+            raise RuntimeError(f"courier load saw errors: {result['statusCodes']} {result['errorKinds']}")
+        return result["requestsPerSecond"], cpu / result["requests"] * 1e6, rss
+    return measure
+
+
+# The protocols: plain HTTP/1.1; HTTPS/1.1 with a connection per request in flight; HTTP/2 over TLS
+# with every stream multiplexed on one connection.
+PROTOCOLS = {
+    "http": (URL, [], []),
+    "https/1.1": (TLS_URL, ["--insecure", "--http-version", "1.1"], ["insecure", "http1"]),
+    "h2": (TLS_URL, ["--insecure", "--http-version", "2"], ["insecure", "http2"]),
+}
+
+
+def bench_client(client, in_flight, executor="loop", protocol="http"):
+    url, flags, _ = PROTOCOLS[protocol]
+    connections = 1 if protocol == "h2" else in_flight
+    argv = [BENCH, "load", "--url", url, "-c", str(in_flight), "--connections", str(connections), "-d", str(SECONDS),
+            "--client", client, "--executor", executor, *flags]
+    return lambda: self_reported(argv)
+
+
+def c_client(in_flight, protocol="http"):
+    url, _, args = PROTOCOLS[protocol]
+    return lambda: self_reported([CURL_C, url, str(in_flight), str(SECONDS), *args])
+
+
+# The clients' labels in tables and charts.
+LOOP, DEFAULT, C, AHC, LOAD = ("Courier (loop executor)", "Courier (default executor)", "C libcurl multi",
+                               "AsyncHTTPClient", "courier load")
+GLOBAL = "Courier (global pool)"  # tasks that inherit nothing from the service: a server's handlers
+
+
+@contextlib.contextmanager
+def nginx():
+    """nginx serving the 1 KB JSON file for the length of a `with` block."""
+    process, prefix = start_nginx()
+    try:
+        yield process
+    finally:
+        process.terminate()
+        process.wait()
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+CHART_COLORS = {LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
+                "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
+                "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
+
+
+def render_chart(groups, path, title=""):
+    """Two bar panels (requests/s, CPU µs per request) for `groups`: [(group title, [(client,
+    (requests/s, CPU µs, RSS))])]. Also used by Netem/bench.py for the 25 ms figures."""
+    row, label_width, panel_width, gap = 15, 190, 330, 40
+    top = 40 + (18 if title else 0)
+    height = top + sum(25 + row * len(bars) for _, bars in groups)
+    width = label_width + 2 * panel_width + gap + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+           f'font-size="11"><rect width="100%" height="100%" fill="white"/>']
+    if title:
+        out.append(f'<text x="4" y="16" font-weight="bold" font-size="12">{title}</text>')
+    out += [f'<text x="{label_width}" y="{top - 22}" font-weight="bold">requests/s (higher is better)</text>',
+            f'<text x="{label_width + panel_width + gap}" y="{top - 22}" font-weight="bold">CPU µs per request (lower is better)</text>']
+    y = top
+    for group_title, bars in groups:
+        out.append(f'<text x="4" y="{y + 10}" font-weight="bold">{group_title}</text>')
+        y += 16
+        top_rps = max(v[0] for _, v in bars)
+        top_cpu = max(v[1] for _, v in bars)
+        for label, (rps, cpu, _) in bars:
+            color = CHART_COLORS.get(label, "#999")
+            out.append(f'<text x="{label_width - 6}" y="{y + 10}" text-anchor="end">{label}</text>')
+            w = (panel_width - 60) * rps / top_rps
+            out.append(f'<rect x="{label_width}" y="{y + 1}" width="{w:.1f}" height="{row - 3}" fill="{color}"/>')
+            out.append(f'<text x="{label_width + w + 4:.1f}" y="{y + 10}">{rps:,.0f}</text>')
+            x = label_width + panel_width + gap
+            w = (panel_width - 60) * cpu / top_cpu
+            out.append(f'<rect x="{x}" y="{y + 1}" width="{w:.1f}" height="{row - 3}" fill="{color}"/>')
+            out.append(f'<text x="{x + w + 4:.1f}" y="{y + 10}">{cpu:.1f}</text>')
+            y += row
+        y += 9
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
