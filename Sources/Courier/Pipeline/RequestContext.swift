@@ -31,12 +31,12 @@ struct RequestContext: Sendable {
         var rateLimitKey: String?
         /// A raw request (`send`, `stream`, `send(_:writingBodyTo:)`, token requests).
         var isRaw = false
-        let observedStatus: StatusCell
+        let attempts: AttemptTally
 
         init(identity: Identity, name: String, operation: Operation, retry: RetryPolicy, testHandler: TestHandler?,
-             authorize: Bool, observedStatus: StatusCell = StatusCell()) {
+             authorize: Bool, attempts: AttemptTally = AttemptTally()) {
             self.identity = identity
-            self.observedStatus = observedStatus
+            self.attempts = attempts
             self.name = name
             self.operation = operation
             self.retry = retry
@@ -46,7 +46,7 @@ struct RequestContext: Sendable {
 
         func copy() -> Storage {
             let copy = Storage(identity: identity, name: name, operation: operation, retry: retry, testHandler: testHandler,
-                               authorize: authorize, observedStatus: observedStatus)
+                               authorize: authorize, attempts: attempts)
             copy.limited = limited
             copy.accepts = accepts
             copy.throwsRefusedStatus = throwsRefusedStatus
@@ -123,7 +123,7 @@ struct RequestContext: Sendable {
     }
     /// Where the pipeline leaves the last status it saw and the retries it made; a changed copy
     /// shares it (same operation).
-    var observedStatus: StatusCell { storage.observedStatus }
+    var attempts: AttemptTally { storage.attempts }
 }
 
 /// Per-call options of the raw request operations (``ServiceActor/send(_:options:)``, `stream`,
@@ -159,19 +159,4 @@ public struct RequestOptions: Sendable {
         self.name = name
         self.rateLimitKey = rateLimitKey
     }
-}
-
-/// The last HTTP status an operation's requests saw, for its `finished` event (0: none yet),
-/// and the retries they made, for its span.
-final class StatusCell: Sendable {
-    private let value = Atomic<Int>(0)
-    private let retryCount = Atomic<Int>(0)
-    func store(_ status: Int) { value.store(status, ordering: .relaxed) }
-    var status: Int? {
-        let status = value.load(ordering: .relaxed)
-        return status == 0 ? nil : status
-    }
-
-    func retried() { retryCount.add(1, ordering: .relaxed) }
-    var retries: Int { retryCount.load(ordering: .relaxed) }
 }

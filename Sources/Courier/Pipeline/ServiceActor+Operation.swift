@@ -35,7 +35,7 @@ extension ServiceActor {
 
     nonisolated func operationFinished(_ context: RequestContext, since started: UInt64, error: (any Error)?) {
         guard started != 0 || eventHub.hasSubscribers else { return }
-        var status = context.observedStatus.status
+        var status = context.attempts.lastStatus
         if let apiError = error as? APIError { status = apiError.status }
         let duration = started == 0 ? .zero : RequestPipeline.elapsed(since: started)
         eventHub.emit(.finished(requestID: context.requestID, query: context.name, status: status, duration: duration,

@@ -67,7 +67,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         // A page whose items are not one list cannot be merged: refuse rather than return one page
         // of several as if it were all.
         if let page = first as? any APIPage, let token = page.nextPageToken, !token.isEmpty {
-            throw QueryError(.pagesNotMergeable, message: "\(Response.self) has more pages but no single list of items "
+            throw QueryError(code: .pagesNotMergeable, message: "\(Response.self) has more pages but no single list of items "
                                  + "to merge them by; iterate service.pages(of:) instead", pagesFetched: 1)
         }
         return first
@@ -83,7 +83,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         while let next = token, !next.isEmpty {
             guard pages < maxPages else {
                 if behavior == .fail {
-                    throw QueryError(.pageLimitReached, message: "stopped after \(pages) pages with more remaining",
+                    throw QueryError(code: .pageLimitReached, message: "stopped after \(pages) pages with more remaining",
                                      pagesFetched: pages)
                 }
                 break
@@ -93,7 +93,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
             service.eventHub.emit(.nextPage(requestID: query.requestID, query: query.name, page: pages + 1))
             let page = try await fetch(pageQuery)
             guard let typedPage = page as? Collection else {
-                throw QueryError(.unexpectedResponse, message: "a page of \(Collection.self) has another type")
+                throw QueryError(code: .unexpectedResponse, message: "a page of \(Collection.self) has another type")
             }
             merged = merged.appending(typedPage)
             token = typedPage.nextPageToken
@@ -120,7 +120,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         } catch let error as QueryError {
             throw error
         } catch {
-            throw QueryError(.unexpectedResponse, message: "\(error)")
+            throw QueryError(code: .unexpectedResponse, message: "\(error)")
         }
     }
 
@@ -142,7 +142,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
             }
         }
         // A caller that shared another's request saw no status of its own: the shared one is its.
-        if context.observedStatus.status == nil { context.observedStatus.store(response.status) }
+        if context.attempts.lastStatus == nil { context.attempts.record(status: response.status) }
         return response
     }
 

@@ -42,9 +42,9 @@ struct PipelineTracing: Sendable {
     }
 
     private func finish(_ span: any Span, _ context: RequestContext, error: (any Error)?) {
-        let status = (error as? APIError)?.status ?? context.observedStatus.status
+        let status = (error as? APIError)?.status ?? context.attempts.lastStatus
         span.updateAttributes { attributes in
-            attributes["courier.retries"] = context.observedStatus.retries
+            attributes["courier.retries"] = context.attempts.retries
             if let status { attributes["http.response.status_code"] = status }
         }
         if let error { Self.fail(span, error) }
@@ -55,7 +55,7 @@ struct PipelineTracing: Sendable {
         let span = tracer.startSpan(request.method.rawValue, context: ServiceContext.current ?? .topLevel, ofKind: .client,
                                     at: DefaultTracerClock.now, function: "attempt", file: #fileID, line: #line)
         let url = request.url
-        let resends = context.observedStatus.retries
+        let resends = context.attempts.retries
         span.updateAttributes { attributes in
             attributes["http.request.method"] = request.method.rawValue
             attributes["url.full"] = Redaction.url(url.absoluteString)

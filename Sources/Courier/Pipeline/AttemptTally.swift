@@ -1,0 +1,22 @@
+import Synchronization
+
+/// What an operation's attempts saw, shared by every copy of its context: the last HTTP status,
+/// for its `finished` event and its span, and how many times it was retried, for its span
+/// (`courier.retries`, `http.request.resend_count`). Atomics, because a task-group batch's
+/// items and a sliced download's slices record into one tally from several tasks.
+final class AttemptTally: Sendable {
+    private let status = Atomic<Int>(0)
+    private let retryCount = Atomic<Int>(0)
+
+    /// Records the status of an answer (0: the attempt got none).
+    func record(status: Int) { self.status.store(status, ordering: .relaxed) }
+
+    /// The last status recorded; nil before any answer.
+    var lastStatus: Int? {
+        let status = status.load(ordering: .relaxed)
+        return status == 0 ? nil : status
+    }
+
+    func countRetry() { retryCount.add(1, ordering: .relaxed) }
+    var retries: Int { retryCount.load(ordering: .relaxed) }
+}
