@@ -44,7 +44,7 @@ struct LoadPlan: Sendable {
             var seen = Set<String>()
             for item in scenario.requests {
                 guard let url = URL(string: item.url), url.scheme != nil, url.host != nil else {
-                    throw LoadError.invalidScenario("\(item.url) is not an absolute URL")
+                    throw LoadError.invalidScenario("\(Redaction.url(item.url)) is not an absolute URL")
                 }
                 let method = item.method ?? "GET"
                 var name = item.name ?? "\(method.uppercased()) \(url.path.isEmpty ? "/" : url.path)"
@@ -57,17 +57,17 @@ struct LoadPlan: Sendable {
             self.entries = entries
             cumulativeWeights = sums
             perEndpoint = true
-            target = Array(Set(entries.map { $0.request.url.absoluteString })).sorted().joined(separator: ", ")
+            target = Array(Set(entries.map { Redaction.url($0.request.url.absoluteString) })).sorted().joined(separator: ", ")
         } else {
             guard let url = options.url ?? defaultURL else { throw LoadError.invalidArgument("no URL to load") }
             guard url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw LoadError.invalidArgument("\(url.absoluteString) is not an http or https URL")
+                throw LoadError.invalidArgument("\(Redaction.url(url.absoluteString)) is not an http or https URL")
             }
             entries = [try prepare(name: "\(options.method) \(url.path)", method: options.method, url: url,
                                    extraHeaders: [:], body: options.body)]
             cumulativeWeights = [1]
             perEndpoint = false
-            target = url.absoluteString
+            target = Redaction.url(url.absoluteString)
         }
     }
 

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A JSON list of weighted requests, each counted as an endpoint of its own in the results:
@@ -58,7 +59,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         guard !requests.isEmpty else { throw LoadError.invalidScenario("the scenario has no requests") }
         for request in requests {
             if let weight = request.weight, !(weight > 0 && weight.isFinite) {
-                throw LoadError.invalidScenario("weight \(weight) of \(request.url) is not a positive number")
+                throw LoadError.invalidScenario("weight \(weight) of \(Redaction.url(request.url)) is not a positive number")
             }
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 @testable import CourierCommands
 import CourierLoad
 import CourierTestServer
@@ -134,6 +135,36 @@ import Testing
             #expect((240...360).contains(small.requests)) // weight 3 of 4
             #expect(echo.errors == 0)
             #expect(result.bytesSent == Int64(echo.requests * 7))
+        }
+    }
+
+    /// Every name of `Redaction.secretNames` as a URL parameter and a header of a run, and in a
+    /// scenario's URL: the summary, the JSON result, the HTML report and the errors hold none of
+    /// the values.
+    @Test func theOutputsHoldNoSecretName() async throws {
+        try await withTestServer { server in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-secrets-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let values = Redaction.secretNames.map { "\($0)-\(SuiteLog.marker)-\(UUID().uuidString.prefix(8))" }
+            let query = zip(Redaction.secretNames, values).map { "\($0)=\($1)" }.joined(separator: "&")
+            let url = server.url("/echo").absoluteString + "?alt=json&" + query
+            let headers = zip(Redaction.secretNames, values).flatMap { ["-H", "\($0): \($1)"] }
+            let (result, report) = (directory.appendingPathComponent("result.json"), directory.appendingPathComponent("report.html"))
+            let run = try await runProcess(Self.courier, ["load", url, "-c", "2", "-n", "40", "--output", result.path,
+                                                          "--report", report.path] + headers, timeout: 120)
+            #expect(run.status == 0, "\(run.error)")
+            let scenario = directory.appendingPathComponent("scenario.json")
+            try Data(#"[{"name": "echo", "url": "\#(url)", "weight": -1}]"#.utf8).write(to: scenario)
+            let refused = try await runProcess(Self.courier, ["load", "--scenario", scenario.path, "-n", "1"], timeout: 60)
+            #expect(refused.status == 64, "a negative weight is a usage error")
+            let outputs = [("summary", String(decoding: run.output, as: UTF8.self)), ("stderr", run.error),
+                           ("result", try String(contentsOf: result, encoding: .utf8)),
+                           ("report", try String(contentsOf: report, encoding: .utf8)), ("error", refused.error)]
+            #expect(outputs[2].1.contains(Redaction.placeholder) && refused.error.contains(Redaction.placeholder))
+            for (output, text) in outputs {
+                for value in values where text.contains(value) { Issue.record("\(value) in the \(output)") }
+            }
         }
     }
 

@@ -153,9 +153,9 @@ struct RequestPipeline: Sendable {
         let configuration = service.configuration
         if head.status == 401, context.authorize, let authorizer = configuration.auth.authorizer, !state.refreshedCredentials {
             state.refreshedCredentials = true
-            configuration.telemetry.logger.debug("credentials refused; refreshing them once", metadata: [
+            configuration.telemetry.logger.debug("credentials refused; refreshing them once", metadata: Redaction.metadata([
                 "query": "\(context.name)", "request-id": "\(context.requestID)",
-            ])
+            ]))
             await authorizer.invalidate(request)
             return nil
         }
@@ -281,21 +281,21 @@ struct RequestPipeline: Sendable {
     /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
     @inline(never)
     func wait(_ delay: Duration, attempt: Int, reason: String, status: Int?) async throws {
-        service.configuration.telemetry.logger.debug("retrying", metadata: [
+        service.configuration.telemetry.logger.debug("retrying", metadata: Redaction.metadata([
             "query": "\(context.name)", "request-id": "\(context.requestID)", "attempt": "\(attempt)",
             "delay": "\(delay)", "reason": "\(reason)",
-        ])
+        ]))
         service.eventHub.emit(.retrying(requestID: context.requestID, query: context.name, attempt: attempt, delay: delay,
                                         reason: reason))
         service.metrics.retry(operation: context.operation, status: status)
-        context.observedStatus.retried()
+        context.attempts.countRetry()
         try await service.configuration.testing.clock.sleep(for: delay)
     }
 
     @inline(never)
     private func record(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
                         since start: UInt64) {
-        context.observedStatus.store(head?.status ?? 0)
+        context.attempts.record(status: head?.status ?? 0)
         guard service.trafficLog != nil || service.metrics.isEnabled else { return }
         recordObserved(request, head: head, body: body, error: error, since: start)
     }

@@ -23,13 +23,6 @@ final class HTTPTrafficLog: Sendable {
     private let counter = LockedValue(0)
     private let queue = DispatchQueue(label: "courier.http-log")
 
-    /// JSON members and form fields whose values are secrets.
-    static let secretFields: Set<String> = [
-        "access_token", "refresh_token", "id_token", "client_secret", "private_key", "private_key_id",
-        "assertion", "password", "token", "code", "apikey", "api_key", "key", "subject_token", "actor_token",
-        "accesstoken", "signedjwt",
-    ]
-
     /// Stands in for a body that is a credential (a token endpoint's answer).
     static func withheld(_ body: Data) -> Data {
         Data("<\(body.count) bytes of credentials, not logged>".utf8)
@@ -112,32 +105,39 @@ final class HTTPTrafficLog: Sendable {
             return String(decoding: Self.redact(json).serialized(pretty: true), as: UTF8.self) + suffix
         }
         let text = String(decoding: clipped, as: UTF8.self)
-        if type.contains("x-www-form-urlencoded") { return Self.redactForm(text) + suffix }
+        if type.contains("x-www-form-urlencoded") { return Redaction.form(text) + suffix }
         return Redaction.text(text) + suffix
     }
 
+    /// `value` with the values of secret names replaced: a member named by one, and the value of
+    /// a header echoed as a pair, `["Authorization", "…"]` or `{"name": "Authorization", "value": "…"}`
+    /// (an echo service's answer, a HAR entry).
     static func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let object):
+            if case .string(let name)? = object["name"], Redaction.isSecret(name), object["value"] != nil {
+                var redacted = object
+                redacted["value"] = .string(Redaction.placeholder)
+                return .object(redacted)
+            }
             var redacted = JSONObject()
             for (key, member) in object {
-                redacted[key] = secretFields.contains(key.lowercased()) ? .string(Redaction.placeholder) : redact(member)
+                // A number or a boolean is no credential: Google's error bodies keep their `"code": 404`.
+                switch member {
+                case .number, .bool, .null: redacted[key] = member
+                default: redacted[key] = Redaction.isSecret(key) ? .string(Redaction.placeholder) : redact(member)
+                }
             }
             return .object(redacted)
         case .array(let array):
+            if array.count == 2, case .string(let name) = array[0], case .string = array[1], Redaction.isSecret(name) {
+                return .array([array[0], .string(Redaction.placeholder)])
+            }
             return .array(array.map(redact))
         case .string(let text):
             return .string(Redaction.text(text)) // an echoed header or URL
         default:
             return value
         }
-    }
-
-    static func redactForm(_ text: String) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<equals].lowercased()
-            return secretFields.contains(name) ? "\(pair[..<equals])=\(Redaction.placeholder)" : String(pair)
-        }.joined(separator: "&")
     }
 }

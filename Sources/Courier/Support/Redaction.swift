@@ -1,20 +1,35 @@
+import Logging
+
 /// Replaces credentials with `_snip_` wherever Courier prints a URL or header.
 public enum Redaction {
     /// The text that stands in for a secret.
     public static let placeholder = "_snip_"
 
-    /// Query parameters whose values are secrets. A resumable upload's `upload_id` is one: the
-    /// session URI alone lets anyone upload into the session, without credentials.
-    static let secretParameters: Set<String> = [
-        "key", "access_token", "refresh_token", "id_token", "client_secret", "token", "code",
-        "password", "assertion", "signature", "sig", "x-goog-signature", "api_key", "apikey", "upload_id",
-        "subject_token", "actor_token",
+    /// The one list of names whose values are secrets, wherever a name stands: a header, a URL
+    /// parameter, a form field, a JSON member, a `name=value` in free text. ``isSecret(_:)``
+    /// compares without case, `_` or `-`, so `access_token`, `accessToken` and `Access-Token`
+    /// are one name. A resumable upload's `upload_id` is one: the session URL alone lets anyone
+    /// upload into the session, without credentials.
+    public static let secretNames: [String] = [
+        // OAuth 2, Google's token exchange and service-account keys
+        "access_token", "refresh_token", "id_token", "client_secret", "code", "assertion", "signed_jwt",
+        "subject_token", "actor_token", "private_key", "private_key_id", "token", "password",
+        // API keys and signed URLs
+        "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature",
+        // sessions and credentials in headers
+        "upload_id", "authorization", "proxy-authorization", "cookie", "set-cookie",
     ]
 
-    /// Headers whose values are secrets.
-    static let secretHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-goog-api-key", "x-api-key",
-    ]
+    private static let normalizedSecretNames = Set(secretNames.map(normalized))
+
+    /// Whether the value of `name` is a secret: the one scanner of ``secretNames``.
+    public static func isSecret(_ name: some StringProtocol) -> Bool {
+        normalizedSecretNames.contains(normalized(name))
+    }
+
+    private static func normalized(_ name: some StringProtocol) -> String {
+        String(name.lowercased().filter { $0 != "_" && $0 != "-" })
+    }
 
     /// `url` with the values of secret query parameters and any user info replaced.
     public static func url(_ url: String) -> String {
@@ -34,14 +49,17 @@ public enum Redaction {
         result += text[...question]
         let afterQuery = text[text.index(after: question)...]
         let fragmentStart = afterQuery.firstIndex(of: "#") ?? afterQuery.endIndex
-        let pairs = afterQuery[..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false)
-        result += pairs.map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<equals].lowercased()
-            return secretParameters.contains(name) ? "\(pair[..<equals])=\(placeholder)" : String(pair)
-        }.joined(separator: "&")
+        result += form(afterQuery[..<fragmentStart])
         result += afterQuery[fragmentStart...]
         return result
+    }
+
+    /// `name=value&…` (a URL's query, a form body) with the values of secret names replaced.
+    public static func form(_ text: some StringProtocol) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            return isSecret(pair[..<equals]) ? "\(pair[..<equals])=\(placeholder)" : String(pair)
+        }.joined(separator: "&")
     }
 
     /// Headers whose values are URLs, which may carry secrets in their query: a resumable
@@ -54,55 +72,107 @@ public enum Redaction {
     public static func headerValue(name: String, value: String) -> String {
         let lowered = name.lowercased()
         if urlHeaders.contains(lowered) { return url(value) }
-        guard secretHeaders.contains(lowered) else { return value }
-        if let space = value.firstIndex(of: " "), name.lowercased().hasSuffix("authorization") {
+        guard isSecret(lowered) else { return value }
+        if let space = value.firstIndex(of: " "), lowered.hasSuffix("authorization") {
             return "\(value[..<space]) \(placeholder)"
         }
         return placeholder
     }
 
-    /// `text` with credentials that stand inside free text replaced: `Bearer <token>` and
-    /// `<secret parameter>=<value>` (after `?`, `&`, a space or at the start). Logged bodies go
-    /// through it, so a server that echoes a request (its headers, its URL) leaks nothing.
+    /// `text` with the credentials that stand in free text replaced: `Bearer <token>`, and the
+    /// value of a secret name in each shape a name takes in text: `name=value` (a URL, a form),
+    /// `"name": "value"` (JSON, also when echoed inside a string) and `name: value` starting a
+    /// line (an HTTP header). Logged bodies go through it, so a server that echoes a request (its
+    /// headers, its URL, its body) leaks nothing.
     public static func text(_ text: String) -> String {
-        guard text.contains("=") || text.contains("Bearer ") || text.contains("bearer ") else { return text }
+        guard text.contains(where: { $0 == "=" || $0 == ":" }) || text.range(of: "bearer ", options: .caseInsensitive) != nil
+        else { return text }
+        return bearerTokens(pairs(in: Substring(text)))
+    }
+
+    /// `Bearer <token>`: the token runs to the next space, quote or comma.
+    private static func bearerTokens(_ text: String) -> String {
         var result = ""
         var rest = Substring(text)
-        while !rest.isEmpty {
-            // A bearer token runs to the next space or quote.
-            if let bearer = rest.range(of: "Bearer ", options: .caseInsensitive) {
-                result += redactParameters(rest[..<bearer.upperBound])
-                let token = rest[bearer.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" && $0 != "," }
-                result += token.isEmpty ? "" : placeholder
-                rest = rest[token.endIndex...]
-            } else {
-                result += redactParameters(rest)
-                break
+        while let bearer = rest.range(of: "Bearer ", options: .caseInsensitive) {
+            result += rest[..<bearer.upperBound]
+            let token = rest[bearer.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" && $0 != "," }
+            result += token.isEmpty ? "" : placeholder
+            rest = rest[token.endIndex...]
+        }
+        return result + rest
+    }
+
+    /// `text` with the value of every pair whose name is secret replaced.
+    private static func pairs(in text: Substring) -> String {
+        var result = ""
+        var index = text.startIndex
+        var wordStart = true
+        var lineStart = true
+        while index < text.endIndex {
+            if let value = secretValue(in: text, at: index, wordStart: wordStart, lineStart: lineStart) {
+                result += text[index..<value.lowerBound] + placeholder
+                index = value.upperBound
+                (wordStart, lineStart) = (false, false)
+                continue
             }
+            let character = text[index]
+            result.append(character)
+            wordStart = character == "?" || character == "&" || character.isWhitespace
+            lineStart = character.isNewline
+            index = text.index(after: index)
         }
         return result
     }
 
-    /// `name=value` pairs with a secret name, wherever they start a word or follow `?` or `&`.
-    private static func redactParameters(_ text: Substring) -> String {
-        guard text.contains("=") else { return String(text) }
-        var result = ""
-        var index = text.startIndex
-        var wordStart = true
-        while index < text.endIndex {
-            let character = text[index]
-            if wordStart, let equals = text[index...].firstIndex(where: { $0 == "=" || $0 == "&" || $0 == "?" || $0.isWhitespace }),
-               text[equals] == "=", secretParameters.contains(text[index..<equals].lowercased()) {
-                result += text[index...equals] + placeholder
-                index = text[text.index(after: equals)...].firstIndex { $0 == "&" || $0 == "#" || $0.isWhitespace || $0 == "\"" }
-                    ?? text.endIndex
-                wordStart = false
-                continue
-            }
-            result.append(character)
-            wordStart = character == "?" || character == "&" || character.isWhitespace
-            index = text.index(after: index)
+    /// Where the value of a secret pair starting at `index` lies: `"name": "value"` anywhere,
+    /// `name=value` where a word starts, `name: value` (to the end of the line) where a line starts.
+    private static func secretValue(in text: Substring, at index: Substring.Index, wordStart: Bool, lineStart: Bool)
+        -> Range<Substring.Index>?
+    {
+        func skipBlanks(_ from: Substring.Index) -> Substring.Index {
+            text[from...].firstIndex { $0 != " " && $0 != "\t" } ?? text.endIndex
         }
-        return result
+        if text[index] == "\"" {
+            let nameStart = text.index(after: index)
+            guard let nameEnd = text[nameStart...].firstIndex(where: { $0 == "\"" || $0.isWhitespace }), text[nameEnd] == "\"",
+                  isSecret(text[nameStart..<nameEnd]) else { return nil }
+            let colon = skipBlanks(text.index(after: nameEnd))
+            guard colon < text.endIndex, text[colon] == ":" else { return nil }
+            let quote = skipBlanks(text.index(after: colon))
+            guard quote < text.endIndex, text[quote] == "\"" else { return nil } // a number or an object: no credential
+            let valueStart = text.index(after: quote)
+            var end = valueStart
+            while end < text.endIndex, text[end] != "\"" {
+                if text[end] == "\\", text.index(after: end) < text.endIndex { end = text.index(after: end) } // an escaped quote
+                end = text.index(after: end)
+            }
+            return valueStart..<end
+        }
+        guard wordStart || lineStart,
+              let nameEnd = text[index...].firstIndex(where: { "=:&?\"".contains($0) || $0.isWhitespace }), nameEnd > index,
+              isSecret(text[index..<nameEnd]) else { return nil }
+        let valueStart = text.index(after: nameEnd)
+        if text[nameEnd] == "=" {
+            return valueStart..<(text[valueStart...].firstIndex { "&#\"".contains($0) || $0.isWhitespace } ?? text.endIndex)
+        }
+        guard text[nameEnd] == ":", lineStart else { return nil }
+        var start = skipBlanks(valueStart)
+        let end = text[start...].firstIndex { $0.isNewline } ?? text.endIndex
+        // An Authorization header keeps its scheme, as in headerValue(name:value:).
+        if text[index..<nameEnd].lowercased().hasSuffix("authorization"), let space = text[start..<end].firstIndex(of: " ") {
+            start = text.index(after: space)
+        }
+        return start..<end
+    }
+}
+
+extension Redaction {
+    /// Metadata for Courier's own log lines: each value through ``text(_:)`` (an error's
+    /// description, a request, a reason), and the value under a secret name replaced whole.
+    static func metadata(_ pairs: KeyValuePairs<String, String>) -> Logger.Metadata {
+        var metadata = Logger.Metadata(minimumCapacity: pairs.count)
+        for (key, value) in pairs { metadata[key] = .string(isSecret(key) ? placeholder : text(value)) }
+        return metadata
     }
 }

@@ -91,7 +91,7 @@ final class Transfer {
             try configure(handle)
             try multi.attach(self, handle)
             machine.attached()
-            multi.logger.trace("transfer started", metadata: ["id": "\(id)", "request": "\(request)"])
+            multi.logger.trace("transfer started", metadata: Redaction.metadata(["id": "\(id)", "request": "\(request)"]))
         } catch {
             cancel(with: error)
         }
@@ -142,7 +142,7 @@ final class Transfer {
             error = transportError
         }
         giveBack(release)
-        multi.logger.trace("transfer failed", metadata: ["id": "\(id)", "error": "\(error)"])
+        multi.logger.trace("transfer failed", metadata: Redaction.metadata(["id": "\(id)", "error": "\(error)"]))
         deliver(error, headDelivered: headDelivered)
     }
 
@@ -193,7 +193,7 @@ final class Transfer {
         switch machine.cancel() {
         case .fail(let headDelivered, _, let release):
             giveBack(release)
-            multi.logger.trace("transfer cancelled", metadata: ["id": "\(id)"])
+            multi.logger.trace("transfer cancelled", metadata: Redaction.metadata(["id": "\(id)"]))
             deliver(error, headDelivered: headDelivered)
         case .none:
             break
@@ -218,10 +218,10 @@ final class Transfer {
     }
 
     private func log(status: Int) {
-        multi.logger.trace("transfer finished", metadata: [
+        multi.logger.trace("transfer finished", metadata: Redaction.metadata([
             "id": "\(id)", "status": "\(status)",
             "ms": "\((MonotonicClock.nanoseconds() - startedAt) / 1_000_000)",
-        ])
+        ]))
     }
 
     // MARK: Pausing

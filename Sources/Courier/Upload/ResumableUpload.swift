@@ -78,15 +78,15 @@ struct ResumableUpload<Response: QueryResponse> {
         switch parameters.source {
         case .file, .filePart:
             guard let file = parameters.file, let recorded = session.file else {
-                throw UploadError(.invalidParameters, message: "the session was not made from a file")
+                throw UploadError(code: .invalidParameters, message: "the session was not made from a file")
             }
             guard try UploadSession.FileIdentity(of: file.url) == recorded, session.totalBytes == machine.total else {
-                throw UploadError(.fileChanged, message: "\(file.url.path) changed since the upload began")
+                throw UploadError(code: .fileChanged, message: "\(file.url.path) changed since the upload began")
             }
         case .stream:
-            guard session.file == nil else { throw UploadError(.invalidParameters, message: "the session was made from a file, not a stream") }
+            guard session.file == nil else { throw UploadError(code: .invalidParameters, message: "the session was made from a file, not a stream") }
         case .data:
-            throw UploadError(.invalidParameters, message: "only file and stream uploads can be resumed in another process")
+            throw UploadError(code: .invalidParameters, message: "only file and stream uploads can be resumed in another process")
         }
         let chunkSize = ChunkSizer.rounded(session.chunkSize)
         sizer = ChunkSizer(initial: chunkSize, maximum: max(chunkSize, sizer.maximum))
@@ -159,19 +159,19 @@ struct ResumableUpload<Response: QueryResponse> {
         guard let location = response.headers["Location"],
               let sessionURI = URL(string: location, relativeTo: RequestBuilder.rootURL(for: query, configuration: execution.configuration))?.absoluteURL
         else {
-            throw UploadError(.protocolViolation, message: "the initiation answered \(response.status) without a Location")
+            throw UploadError(code: .protocolViolation, message: "the initiation answered \(response.status) without a Location")
         }
         let next = machine.initiated(sessionURI: sessionURI)
-        execution.configuration.telemetry.logger.debug("upload session opened", metadata: [
+        execution.configuration.telemetry.logger.debug("upload session opened", metadata: Redaction.metadata([
             "query": "\(query.name)", "session": "\(Redaction.url(sessionURI.absoluteString))",
             "bytes": "\(machine.total.map(String.init) ?? "unknown")",
-        ])
+        ]))
         saveSession()
         return next
     }
 
     private mutating func readSource(through end: Int64) async throws -> UploadStateMachine.Action {
-        guard let buffer = stream?.buffer else { throw UploadError(.protocolViolation, message: "a source of known size was read ahead") }
+        guard let buffer = stream?.buffer else { throw UploadError(code: .protocolViolation, message: "a source of known size was read ahead") }
         let (available, ended) = try await buffer.fill(through: end)
         try query.mediaUploadLimits?.checkSize(available, method: query.name)
         return machine.sourceRead(available: available, ended: ended)
@@ -248,7 +248,7 @@ struct ResumableUpload<Response: QueryResponse> {
         switch response.status {
         case 308:
             guard let lastByte = UploadStateMachine.lastAcknowledgedByte(fromRange: response.headers["Range"]) else {
-                throw UploadError(.protocolViolation, message: "a 308 with an unreadable Range: \(response.headers["Range"] ?? "")")
+                throw UploadError(code: .protocolViolation, message: "a 308 with an unreadable Range: \(response.headers["Range"] ?? "")")
             }
             let acknowledgedBefore = machine.offset
             if let sent, !sent.range.isEmpty {
@@ -258,7 +258,7 @@ struct ResumableUpload<Response: QueryResponse> {
             let next = machine.incomplete(lastByte: lastByte)
             if let buffer = stream?.buffer {
                 guard machine.offset >= buffer.start else {
-                    throw UploadError(.protocolViolation, message: "the server holds \(machine.offset) bytes, fewer than the \(buffer.start) it acknowledged before; a stream cannot be read again")
+                    throw UploadError(code: .protocolViolation, message: "the server holds \(machine.offset) bytes, fewer than the \(buffer.start) it acknowledged before; a stream cannot be read again")
                 }
                 buffer.release(before: machine.offset)
             }
@@ -271,9 +271,9 @@ struct ResumableUpload<Response: QueryResponse> {
             saveSession()
             return next
         case 404, 410:
-            execution.configuration.telemetry.logger.debug("upload session gone", metadata: [
+            execution.configuration.telemetry.logger.debug("upload session gone", metadata: Redaction.metadata([
                 "query": "\(query.name)", "status": "\(response.status)", "acknowledged": "\(machine.offset)",
-            ])
+            ]))
             let next = machine.failed(sessionGone: true)
             if case .fail = next { removeSession() }
             return next
@@ -307,7 +307,7 @@ struct ResumableUpload<Response: QueryResponse> {
     }
 
     private mutating func finish() async throws -> Response {
-        guard let response = finalResponse else { throw UploadError(.protocolViolation, message: "finished without a response") }
+        guard let response = finalResponse else { throw UploadError(code: .protocolViolation, message: "finished without a response") }
         let total = machine.total ?? machine.offset
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
         if let checksums, let object = try? JSONValue(parsing: response.body).objectValue {
