@@ -7,7 +7,7 @@
 ///     // the token endpoint could not be reached: worth retrying later
 /// }
 /// ```
-public struct AuthError: CourierError, Hashable {
+public struct AuthError: CodedError, Hashable {
     enum Code: String, Sendable {
         case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
         case noCredentials, unsupportedCredentials, permissionDenied, metadataServer
@@ -22,7 +22,6 @@ public struct AuthError: CourierError, Hashable {
     public let status: Int?
     /// The failure behind ``transport``: the ``TransportError`` (or other error) of the request.
     public let underlyingError: (any Error)?
-    public var kind: String { code.rawValue }
 
     init(_ code: Code, message: String, oauthError: String? = nil, status: Int? = nil, underlying: (any Error)? = nil) {
         self.code = code

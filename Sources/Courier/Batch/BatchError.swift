@@ -1,26 +1,19 @@
 /// A query of a wire batch got no usable answer of its own: the batch response was broken
 /// for it. (A query the server answered with an error status gets an ``APIError``.)
-public struct BatchError: CourierError, Hashable {
+public struct BatchError: CodedError, Hashable {
     enum Code: String, Sendable {
         case missingResponse, malformedResponse, notAllowed, duplicateRequestID
     }
 
     let code: Code
-    public let message: String
-    public var kind: String { code.rawValue }
-
-    init(_ code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
+    public internal(set) var message = ""
 
     /// The batch response has no part for this query (truncated, or a part without its Content-ID).
-    public static let missingResponse = BatchError(.missingResponse, message: "")
+    public static let missingResponse = BatchError(code: .missingResponse)
     /// The part for this query, or the whole batch response, could not be read.
-    public static let malformedResponse = BatchError(.malformedResponse, message: "")
+    public static let malformedResponse = BatchError(code: .malformedResponse)
     /// This query cannot travel in a wire batch (a media upload or download).
-    public static let notAllowed = BatchError(.notAllowed, message: "")
+    public static let notAllowed = BatchError(code: .notAllowed)
     /// Two queries share a request ID, so their answers could not be told apart.
-    public static let duplicateRequestID = BatchError(.duplicateRequestID, message: "")
-
+    public static let duplicateRequestID = BatchError(code: .duplicateRequestID)
 }

@@ -33,7 +33,7 @@ struct BatchItem: Sendable {
                 let typed: Result<Response, any Error>
                 switch result {
                 case .success(let value as Response): typed = .success(value)
-                case .success: typed = .failure(QueryError(.unexpectedResponse, message: "a batch result has another type"))
+                case .success: typed = .failure(QueryError(code: .unexpectedResponse, message: "a batch result has another type"))
                 case .failure(let error): typed = .failure(error)
                 }
                 await completion(typed)

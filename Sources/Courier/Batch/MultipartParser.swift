@@ -17,7 +17,7 @@ struct MultipartPart: Sendable, Equatable {
 }
 
 /// What went wrong reading a multipart batch response, for the whole body or for one part.
-struct MultipartError: CourierError, Hashable {
+struct MultipartError: CodedError, Hashable {
     enum Code: String, Sendable {
         /// No boundary delimiter at all: not a multipart body with this boundary.
         case noParts
@@ -33,7 +33,6 @@ struct MultipartError: CourierError, Hashable {
 
     let code: Code
     let message: String
-    var kind: String { code.rawValue }
 }
 
 /// Parses multipart bodies (RFC 2046) and the `application/http` responses inside them, as

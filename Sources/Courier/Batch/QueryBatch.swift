@@ -41,7 +41,7 @@ public struct QueryBatch: Sendable {
     func checkUniqueIDs() throws(BatchError) {
         var seen = Set<String>()
         for item in items where !seen.insert(item.requestID).inserted {
-            throw BatchError(.duplicateRequestID, message: "request ID \(item.requestID) appears twice in the batch")
+            throw BatchError(code: .duplicateRequestID, message: "request ID \(item.requestID) appears twice in the batch")
         }
     }
 
@@ -73,7 +73,7 @@ public struct BatchResult: Sendable {
         results[key.requestID].map { result in
             result.flatMap { value in
                 guard let typed = value as? Response else {
-                    return .failure(QueryError(.unexpectedResponse, message: "the result of \(key.requestID) has another type"))
+                    return .failure(QueryError(code: .unexpectedResponse, message: "the result of \(key.requestID) has another type"))
                 }
                 return .success(typed)
             }
@@ -97,7 +97,7 @@ public struct BatchResult: Sendable {
 
     /// The result of the query `key` names; ``BatchError/missingResponse`` if it was not in the batch.
     func result<Response>(for key: BatchKey<Response>) -> Result<Response, any Error> {
-        self[key] ?? .failure(BatchError(.missingResponse, message: "\(key.requestID) was not in the batch"))
+        self[key] ?? .failure(BatchError(code: .missingResponse, message: "\(key.requestID) was not in the batch"))
     }
 }
 

@@ -33,7 +33,7 @@ extension ServiceActor {
         var eligible: [BatchItem] = []
         for item in batch.items {
             if item.isMedia {
-                results[item.requestID] = .failure(BatchError(.notAllowed, message: "\(item.name): media uploads and downloads cannot be sent in a wire batch"))
+                results[item.requestID] = .failure(BatchError(code: .notAllowed, message: "\(item.name): media uploads and downloads cannot be sent in a wire batch"))
             } else {
                 eligible.append(item)
             }
@@ -177,7 +177,7 @@ extension ServiceActor {
             let boundary = try MultipartParser.boundary(fromContentType: response.headers["Content-Type"] ?? "")
             parsed = try MultipartParser.parse(response.body, boundary: boundary)
         } catch {
-            return pending.map { ($0.item, .failure(BatchError(.malformedResponse, message: "the batch response cannot be read: \(error)"))) }
+            return pending.map { ($0.item, .failure(BatchError(code: .malformedResponse, message: "the batch response cannot be read: \(error)"))) }
         }
         var byID: [String: MultipartPart] = [:]
         for part in parsed.parts {
@@ -190,7 +190,7 @@ extension ServiceActor {
             let (item, request) = (part.item, part.request)
             guard let part = byID[item.requestID] else {
                 let reason = parsed.complete ? "the batch response has no part for it" : "the batch response was cut off before its part"
-                return (item, .failure(BatchError(.missingResponse, message: "\(item.requestID): \(reason)")))
+                return (item, .failure(BatchError(code: .missingResponse, message: "\(item.requestID): \(reason)")))
             }
             do {
                 let inner = try MultipartParser.httpResponse(part.body)
@@ -201,7 +201,7 @@ extension ServiceActor {
                 }
                 return (item, .success(try item.decode(answer, configuration.json)))
             } catch let error as MultipartError {
-                return (item, .failure(BatchError(.malformedResponse, message: "\(item.requestID): \(error)")))
+                return (item, .failure(BatchError(code: .malformedResponse, message: "\(item.requestID): \(error)")))
             } catch {
                 return (item, .failure(error))
             }
@@ -228,7 +228,7 @@ extension ServiceActor {
                 }
                 guard state.pages < state.maxPages else {
                     if state.behavior == .fail {
-                        results[id] = .failure(QueryError(.pageLimitReached, message: "stopped after \(state.pages) pages",
+                        results[id] = .failure(QueryError(code: .pageLimitReached, message: "stopped after \(state.pages) pages",
                                                           pagesFetched: state.pages))
                     }
                     active[id] = nil

@@ -13,7 +13,7 @@
 /// ```
 ///
 /// URLs in errors have their credentials (`key=`, `access_token=` …) replaced by `_snip_`.
-public struct TransportError: CourierError, Hashable {
+public struct TransportError: CodedError, Hashable {
     enum Code: String, Sendable, Hashable {
         case timedOut, connectionFailed, hostNotFound, tlsFailure, connectionLost, bodyTooLarge
         case cancelled, shutdown, invalidRequest, tooManyRedirects, fileError, protocolError
@@ -27,8 +27,6 @@ public struct TransportError: CourierError, Hashable {
     public let message: String
     /// The request URL, redacted.
     public let url: String?
-    /// The kind's name (`timedOut`, `connectionFailed`, …): a stable label for metrics and reports.
-    public var kind: String { code.rawValue }
     /// Whether the server may have received the request. False only when Courier knows no byte
     /// of it left: the connect, the name lookup or the TLS handshake failed, or the request was
     /// never handed to the connection. Retrying a request that may have arrived is safe only for

@@ -46,7 +46,7 @@ final class ChecksumAccumulator {
     /// Checksums of `range` of a file, read in 1 MiB pieces.
     static func file(_ url: URL, range: Range<Int64>, into accumulator: ChecksumAccumulator) throws(UploadError) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw UploadError(.fileChanged, message: "cannot open \(url.path)") }
+        guard descriptor >= 0 else { throw UploadError(code: .fileChanged, message: "cannot open \(url.path)") }
         defer { close(descriptor) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
@@ -54,7 +54,7 @@ final class ChecksumAccumulator {
         while offset < range.upperBound {
             let wanted = min(buffer.count, Int(range.upperBound - offset))
             let read = pread(descriptor, buffer.baseAddress, wanted, off_t(offset))
-            guard read > 0 else { throw UploadError(.fileChanged, message: "\(url.path) is shorter than expected") }
+            guard read > 0 else { throw UploadError(code: .fileChanged, message: "\(url.path) is shorter than expected") }
             accumulator.update(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
             offset += Int64(read)
         }

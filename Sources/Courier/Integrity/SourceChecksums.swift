@@ -27,7 +27,7 @@ final class SourceChecksums: Sendable {
 
     var result: Checksums {
         get async throws {
-            guard let checksums = try await task.value else { throw UploadError(.protocolViolation, message: "no checksums") }
+            guard let checksums = try await task.value else { throw UploadError(code: .protocolViolation, message: "no checksums") }
             return checksums
         }
     }

@@ -25,7 +25,7 @@ public struct MediaUploadLimits: Sendable, Hashable {
         // A stream's length is checked as it is read (``checkSize(_:method:)``).
         if let size = try parameters.byteCount() { try checkSize(size, method: method) }
         if !accept.isEmpty, !accept.contains(where: { Self.matches(pattern: $0, mimeType: parameters.mimeType) }) {
-            throw UploadError(.mediaTypeNotAccepted,
+            throw UploadError(code: .mediaTypeNotAccepted,
                               message: "\(method) does not take \(parameters.mimeType); it takes \(accept.joined(separator: ", "))")
         }
     }
@@ -33,7 +33,7 @@ public struct MediaUploadLimits: Sendable, Hashable {
     /// Throws ``UploadError/mediaTooLarge`` once `size` bytes exceed ``maxSize``.
     func checkSize(_ size: Int64, method: String) throws(UploadError) {
         if let maxSize, size > maxSize {
-            throw UploadError(.mediaTooLarge, message: "\(method) takes at most \(maxSize) bytes of media; this upload has \(size)")
+            throw UploadError(code: .mediaTooLarge, message: "\(method) takes at most \(maxSize) bytes of media; this upload has \(size)")
         }
     }
 

@@ -1,30 +1,23 @@
 /// An upload failed in a way specific to uploads. (Server errors are ``APIError``s and
 /// failures below HTTP ``TransportError``s.)
-public struct UploadError: CourierError, Hashable {
+public struct UploadError: CodedError, Hashable {
     enum Code: String, Sendable {
         case sessionExpired, fileChanged, protocolViolation, invalidParameters, mediaTooLarge, mediaTypeNotAccepted
     }
 
     let code: Code
-    public let message: String
-    public var kind: String { code.rawValue }
-
-    init(_ code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
+    public internal(set) var message = ""
 
     /// The server forgot the upload session (404 or 410), and restarting was not allowed.
-    public static let sessionExpired = UploadError(.sessionExpired, message: "")
+    public static let sessionExpired = UploadError(code: .sessionExpired)
     /// The file to resume is not the file that was being uploaded (size, date or first MiB differ).
-    public static let fileChanged = UploadError(.fileChanged, message: "")
+    public static let fileChanged = UploadError(code: .fileChanged)
     /// The server answered the protocol in a way it never should (no session URI, a range beyond the data).
-    public static let protocolViolation = UploadError(.protocolViolation, message: "")
+    public static let protocolViolation = UploadError(code: .protocolViolation)
     /// The query cannot be uploaded as configured.
-    public static let invalidParameters = UploadError(.invalidParameters, message: "")
+    public static let invalidParameters = UploadError(code: .invalidParameters)
     /// The media is larger than the method's `maxSize` (``MediaUploadLimits``); nothing was sent.
-    public static let mediaTooLarge = UploadError(.mediaTooLarge, message: "")
+    public static let mediaTooLarge = UploadError(code: .mediaTooLarge)
     /// The media's MIME type is not one the method accepts (``MediaUploadLimits``); nothing was sent.
-    public static let mediaTypeNotAccepted = UploadError(.mediaTypeNotAccepted, message: "")
-
+    public static let mediaTypeNotAccepted = UploadError(code: .mediaTypeNotAccepted)
 }

@@ -113,7 +113,7 @@ public struct UploadParameters: Sendable {
         case .filePart(let url, let range):
             let size = try Self.size(of: url)
             guard range.lowerBound >= 0, range.upperBound <= size else {
-                throw UploadError(.invalidParameters, message: "bytes \(range) are outside \(url.path) (\(size) bytes)")
+                throw UploadError(code: .invalidParameters, message: "bytes \(range) are outside \(url.path) (\(size) bytes)")
             }
             return Int64(range.count)
         case .stream: return nil
@@ -122,7 +122,7 @@ public struct UploadParameters: Sendable {
 
     static func size(of url: URL) throws(UploadError) -> Int64 {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { throw UploadError(.fileChanged, message: "cannot stat \(url.path)") }
+        guard stat(url.path, &info) == 0 else { throw UploadError(code: .fileChanged, message: "cannot stat \(url.path)") }
         return Int64(info.st_size)
     }
 

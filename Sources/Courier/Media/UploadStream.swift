@@ -121,7 +121,7 @@ private final class DescriptorReader: @unchecked Sendable {
             if read > 0 { return .success(Data(bytes: buffer.baseAddress!, count: read)) }
             if read == 0 { return .success(nil) }
             if errno == EINTR { continue }
-            return .failure(UploadError(.invalidParameters, message: "reading the upload stream failed: \(String(cString: strerror(errno)))"))
+            return .failure(UploadError(code: .invalidParameters, message: "reading the upload stream failed: \(String(cString: strerror(errno)))"))
         }
     }
 }

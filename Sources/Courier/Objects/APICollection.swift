@@ -143,7 +143,7 @@ extension APICollection {
         for list in itemLists {
             for value in list {
                 if Item(jsonValue: value) == nil {
-                    throw QueryError(.unexpectedResponse,
+                    throw QueryError(code: .unexpectedResponse,
                                      message: "item \(position) of \(Self.self) is \(value.kindName), not \(Item.self)")
                 }
                 position += 1

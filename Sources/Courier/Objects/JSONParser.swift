@@ -16,7 +16,7 @@ public struct JSONLimits: Sendable, Hashable {
 }
 
 /// Why JSON could not be parsed, and where.
-public struct JSONParsingError: CourierError, Hashable {
+public struct JSONParsingError: CodedError, Hashable {
     enum Code: String, Sendable {
         case syntax, truncated, tooDeep, tooLarge, invalidUTF8, invalidNumber
     }
@@ -25,7 +25,6 @@ public struct JSONParsingError: CourierError, Hashable {
     /// The byte offset where parsing stopped.
     public let offset: Int
     public let message: String
-    public var kind: String { code.rawValue }
 
     public static let syntax = JSONParsingError(code: .syntax, offset: 0, message: "")
     /// The input ended inside a value: a truncated body.

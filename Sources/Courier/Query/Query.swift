@@ -132,7 +132,7 @@ extension JSONValue {
         do {
             self = try JSONValue(parsing: body, limits: limits)
         } catch {
-            throw QueryError(.malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
+            throw QueryError(code: .malformedResponse, message: "the response is not valid JSON: \(error)", jsonError: error)
         }
     }
 }
@@ -142,7 +142,7 @@ extension JSONObject {
     init(responseBody body: Data, limits: JSONLimits) throws(QueryError) {
         let value = try JSONValue(responseBody: body, limits: limits)
         guard case .object(let object) = value else {
-            throw QueryError(.unexpectedResponse, message: "expected a JSON object, got \(value.kindName)")
+            throw QueryError(code: .unexpectedResponse, message: "expected a JSON object, got \(value.kindName)")
         }
         self = object
     }
@@ -155,7 +155,7 @@ extension QueryResponse where Self: Decodable {
         do {
             return try JSONDecoder().decode(Self.self, from: response.body)
         } catch {
-            throw QueryError(.unexpectedResponse, message: "cannot decode \(Self.self): \(error)")
+            throw QueryError(code: .unexpectedResponse, message: "cannot decode \(Self.self): \(error)")
         }
     }
 }

@@ -4,40 +4,31 @@
 /// do { _ = try await service.execute(query) }
 /// catch QueryError.malformedResponse { … }   // invalid or truncated JSON
 /// ```
-public struct QueryError: CourierError, Hashable {
+public struct QueryError: CodedError, Hashable {
     enum Code: String, Sendable {
         case malformedResponse, unexpectedResponse, missingParameter, invalidQuery, pageLimitReached, pagesNotMergeable
     }
 
     let code: Code
-    public let message: String
+    public internal(set) var message = ""
     /// The underlying JSON error, for ``malformedResponse``.
-    public let jsonError: JSONParsingError?
+    public internal(set) var jsonError: JSONParsingError? = nil
     /// How many pages were fetched, for ``pageLimitReached``.
-    public let pagesFetched: Int?
-    public var kind: String { code.rawValue }
+    public internal(set) var pagesFetched: Int? = nil
     public var underlyingError: (any Error)? { jsonError }
 
-    init(_ code: Code, message: String, jsonError: JSONParsingError? = nil, pagesFetched: Int? = nil) {
-        self.code = code
-        self.message = message
-        self.jsonError = jsonError
-        self.pagesFetched = pagesFetched
-    }
-
     /// The response body is not the JSON it should be: malformed, truncated, or not UTF-8.
-    public static let malformedResponse = QueryError(.malformedResponse, message: "")
+    public static let malformedResponse = QueryError(code: .malformedResponse)
     /// The JSON is well formed but not of the expected shape.
-    public static let unexpectedResponse = QueryError(.unexpectedResponse, message: "")
+    public static let unexpectedResponse = QueryError(code: .unexpectedResponse)
     /// A path parameter is missing.
-    public static let missingParameter = QueryError(.missingParameter, message: "")
+    public static let missingParameter = QueryError(code: .missingParameter)
     /// The query cannot be sent as it is.
-    public static let invalidQuery = QueryError(.invalidQuery, message: "")
+    public static let invalidQuery = QueryError(code: .invalidQuery)
     /// Fetching all pages stopped at the page limit while more remained (only with
     /// ``PagingPolicy/LimitBehavior/fail``; the default returns what was fetched).
-    public static let pageLimitReached = QueryError(.pageLimitReached, message: "")
+    public static let pageLimitReached = QueryError(code: .pageLimitReached)
     /// `fetchAll` met a paged response whose items are not one list (``APIPage`` but not
     /// ``APICollection``) and more pages remain: walk them with ``ServiceActor/pages(of:)->QueryPages<Response>``.
-    public static let pagesNotMergeable = QueryError(.pagesNotMergeable, message: "")
-
+    public static let pagesNotMergeable = QueryError(code: .pagesNotMergeable)
 }

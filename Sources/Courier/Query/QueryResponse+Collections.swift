@@ -10,7 +10,7 @@ extension Dictionary: QueryResponse where Key == String, Value: JSONConvertible 
         result.reserveCapacity(object.count)
         for (key, member) in object {
             guard let value = Value(jsonValue: member) else {
-                throw QueryError(.unexpectedResponse, message: "the value of \"\(key)\" is \(member.kindName), not \(Value.self)")
+                throw QueryError(code: .unexpectedResponse, message: "the value of \"\(key)\" is \(member.kindName), not \(Value.self)")
             }
             result[key] = value
         }
@@ -24,11 +24,11 @@ extension Array: QueryResponse where Element: JSONConvertible {
     public static func decode(from response: HTTPResponse, limits: JSONLimits) throws -> Self {
         let value = try JSONValue(responseBody: response.body, limits: limits)
         guard case .array(let elements) = value else {
-            throw QueryError(.unexpectedResponse, message: "expected a JSON array, got \(value.kindName)")
+            throw QueryError(code: .unexpectedResponse, message: "expected a JSON array, got \(value.kindName)")
         }
         return try elements.enumerated().map { index, element in
             guard let converted = Element(jsonValue: element) else {
-                throw QueryError(.unexpectedResponse, message: "element \(index) is \(element.kindName), not \(Element.self)")
+                throw QueryError(code: .unexpectedResponse, message: "element \(index) is \(element.kindName), not \(Element.self)")
             }
             return converted
         }

@@ -70,7 +70,7 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible, Expressi
                 for name in names {
                     guard let value = variables[name] else {
                         if requireAll {
-                            throw QueryError(.missingParameter, message: "path parameter \(name.debugDescription) is missing")
+                            throw QueryError(code: .missingParameter, message: "path parameter \(name.debugDescription) is missing")
                         }
                         continue
                     }

@@ -30,7 +30,7 @@ enum RequestBuilder {
         urlText += (urlText.contains("?") ? "&" : "?") + parameters.encoded
 
         guard let url = URL(string: urlText) else {
-            throw QueryError(.invalidQuery, message: "the query's URL is not valid: \(Redaction.url(urlText))")
+            throw QueryError(code: .invalidQuery, message: "the query's URL is not valid: \(Redaction.url(urlText))")
         }
         var request = HTTPRequest(method: query.method, url: url, headers: query.headers)
         if !query.downloadsMedia, request.headers["Accept"] == nil {

@@ -37,3 +37,11 @@ extension CourierError where Self: Hashable {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.kind == rhs.kind }
     public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }
+
+extension CourierError where Self: Equatable {
+    /// Lets a static member be a `catch` pattern: `catch TransportError.timedOut` matches any
+    /// `TransportError` of that kind.
+    public static func ~= (pattern: Self, error: any Error) -> Bool {
+        (error as? Self) == pattern
+    }
+}

@@ -37,10 +37,10 @@ extension ServiceActor {
         async throws -> Response
     {
         guard let parameters = query.upload else {
-            throw UploadError(.invalidParameters, message: "\(query.name) has no upload parameters")
+            throw UploadError(code: .invalidParameters, message: "\(query.name) has no upload parameters")
         }
         guard query.uploadPath != nil || session != nil else {
-            throw UploadError(.invalidParameters, message: "\(query.name) has no upload path")
+            throw UploadError(code: .invalidParameters, message: "\(query.name) has no upload path")
         }
         try query.mediaUploadLimits?.check(parameters, method: query.name)
         let execution = QueryExecution(service: self, query: query, operation: .upload)
@@ -60,7 +60,7 @@ extension ServiceActor {
                                                            control: UploadControl) async throws -> Response {
         let query = execution.query
         guard let total = try parameters.byteCount() else {
-            throw UploadError(.invalidParameters, message: "a stream of unknown length needs the resumable protocol")
+            throw UploadError(code: .invalidParameters, message: "a stream of unknown length needs the resumable protocol")
         }
         // The checksums go with the request, so the server can refuse corrupted bytes: one read of the media first.
         let checksums = parameters.verifyIntegrity ? try await SourceChecksums(parameters.source, count: total).result : nil

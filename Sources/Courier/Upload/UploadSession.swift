@@ -53,7 +53,7 @@ public struct UploadSession: Codable, Sendable, Hashable {
         /// Reads the identity of `url` now.
         public init(of url: URL) throws(UploadError) {
             var info = stat()
-            guard stat(url.path, &info) == 0 else { throw UploadError(.fileChanged, message: "cannot stat \(url.path)") }
+            guard stat(url.path, &info) == 0 else { throw UploadError(code: .fileChanged, message: "cannot stat \(url.path)") }
             path = url.path
             size = Int64(info.st_size)
             modifiedNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
@@ -62,7 +62,7 @@ public struct UploadSession: Codable, Sendable, Hashable {
 
         static func digestOfHead(_ url: URL) throws(UploadError) -> String {
             guard let handle = FileHandle(forReadingAtPath: url.path) else {
-                throw UploadError(.fileChanged, message: "cannot read \(url.path)")
+                throw UploadError(code: .fileChanged, message: "cannot read \(url.path)")
             }
             defer { try? handle.close() }
             let head = (try? handle.read(upToCount: 1 << 20)) ?? Data()
@@ -83,7 +83,7 @@ public struct UploadSession: Codable, Sendable, Hashable {
         // rename(2) replaces atomically, and works when the destination does not exist yet
         // (FileManager.replaceItemAt does not, on Linux).
         guard rename(temporary.path, url.path) == 0 else {
-            throw UploadError(.invalidParameters, message: "cannot write the session file \(url.path)")
+            throw UploadError(code: .invalidParameters, message: "cannot write the session file \(url.path)")
         }
     }
 

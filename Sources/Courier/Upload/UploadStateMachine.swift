@@ -73,7 +73,7 @@ struct UploadStateMachine: Sendable {
     }
 
     mutating func start() -> Action {
-        guard phase == .idle else { return .fail(UploadError(.protocolViolation, message: "the upload already started")) }
+        guard phase == .idle else { return .fail(UploadError(code: .protocolViolation, message: "the upload already started")) }
         if pauseRequested {
             phase = .paused
             return .pause
@@ -117,12 +117,12 @@ struct UploadStateMachine: Sendable {
         if ended {
             guard available >= offset else {
                 phase = .failed
-                return .fail(UploadError(.protocolViolation, message: "the source ended at \(available) bytes, before the \(offset) the server holds"))
+                return .fail(UploadError(code: .protocolViolation, message: "the source ended at \(available) bytes, before the \(offset) the server holds"))
             }
             total = available
         } else if available <= offset + chunkSize {
             phase = .failed
-            return .fail(UploadError(.protocolViolation, message: "the source read stopped before its end"))
+            return .fail(UploadError(code: .protocolViolation, message: "the source read stopped before its end"))
         }
         return proceed()
     }
@@ -150,11 +150,11 @@ struct UploadStateMachine: Sendable {
         let next = lastByte.map { $0 + 1 } ?? 0
         guard next >= 0, next <= total ?? .max else {
             phase = .failed
-            return .fail(UploadError(.protocolViolation, message: "the server acknowledged \(next) of \(total ?? 0) bytes"))
+            return .fail(UploadError(code: .protocolViolation, message: "the server acknowledged \(next) of \(total ?? 0) bytes"))
         }
         if case .sending(let range) = phase, next > range.upperBound {
             phase = .failed
-            return .fail(UploadError(.protocolViolation, message: "the server acknowledged bytes it was never sent"))
+            return .fail(UploadError(code: .protocolViolation, message: "the server acknowledged bytes it was never sent"))
         }
         offset = next
         offsetKnown = true
@@ -186,15 +186,15 @@ struct UploadStateMachine: Sendable {
         if sessionGone {
             guard restartWhenSessionExpires else {
                 phase = .failed
-                return .fail(UploadError(.sessionExpired, message: "the server no longer knows the upload session"))
+                return .fail(UploadError(code: .sessionExpired, message: "the server no longer knows the upload session"))
             }
             guard rewindable || offset == 0 else {
                 phase = .failed
-                return .fail(UploadError(.sessionExpired, message: "the upload session vanished after \(offset) bytes of a stream, which cannot be read again"))
+                return .fail(UploadError(code: .sessionExpired, message: "the upload session vanished after \(offset) bytes of a stream, which cannot be read again"))
             }
             guard restarts < Self.maxRestarts else {
                 phase = .failed
-                return .fail(UploadError(.sessionExpired, message: "the upload session vanished \(restarts + 1) times"))
+                return .fail(UploadError(code: .sessionExpired, message: "the upload session vanished \(restarts + 1) times"))
             }
             restarts += 1
             sessionURI = nil
@@ -237,7 +237,7 @@ struct UploadStateMachine: Sendable {
 
     private mutating func unexpected(_ what: String) -> Action {
         phase = .failed
-        return .fail(UploadError(.protocolViolation, message: "\(what) arrived in phase \(phase)"))
+        return .fail(UploadError(code: .protocolViolation, message: "\(what) arrived in phase \(phase)"))
     }
 
     /// `Content-Range` of a chunk: `bytes a-b/total`, `bytes a-b/*` while the size is unknown,

@@ -134,7 +134,7 @@ final class UploadStreamBuffer: Sendable {
             return result
         }
         guard let pieces else {
-            throw UploadError(.protocolViolation, message: "bytes \(range) of the stream are not buffered (from \(start))")
+            throw UploadError(code: .protocolViolation, message: "bytes \(range) of the stream are not buffered (from \(start))")
         }
         return pieces
     }

@@ -563,7 +563,7 @@ import Tracing
 
     /// A `multipart/mixed` batch response answering each part of `request` with a note.
     static func batchAnswer(to request: HTTPRequest) throws -> HTTPResponse {
-        guard case .data(let body) = request.body.storage else { throw QueryError(.invalidQuery, message: "no batch body") }
+        guard case .data(let body) = request.body.storage else { throw QueryError(code: .invalidQuery, message: "no batch body") }
         let boundary = try MultipartParser.boundary(fromContentType: request.headers["Content-Type"] ?? "")
         let parts = try MultipartParser.parse(body, boundary: boundary).parts
         var text = ""
