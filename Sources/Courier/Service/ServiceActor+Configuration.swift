@@ -15,9 +15,7 @@ extension ServiceActor {
     /// configuration.telemetry.logger = Logger(label: "storage")
     /// ```
     ///
-    /// Presets start from a purpose: ``interactive``, ``bulkTransfers``, ``resilient``. The flat
-    /// names of earlier releases (`configuration.timeouts`, `configuration.logger` …) still
-    /// work, deprecated, and forward to their section.
+    /// Presets start from a purpose: ``interactive``, ``bulkTransfers``, ``resilient``.
     public struct Configuration: Sendable {
         /// How requests travel: timeouts, TLS, HTTP version, redirects, decompression, the
         /// largest buffered body, the User-Agent and the loop's IO backend.

@@ -3,8 +3,7 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// The configuration in sections, its presets, and the flat names of earlier releases that
-/// still forward to the sections.
+/// The configuration in sections and its presets.
 @Suite struct ConfigurationTests {
     @Test func defaultsLiveInTheirSections() {
         let configuration = ServiceActor.Configuration()
@@ -49,37 +48,4 @@ import Testing
             #expect(response.status == 200)
         }
     }
-
-    @Test func theFlatNamesOfEarlierReleasesForwardToTheSections() {
-        let configuration = FlatNames.configure(FlatNames.self)
-        #expect(configuration.transport.timeouts.connect == .seconds(3))
-        #expect(configuration.limits.connections.maxConnectionsPerHost == 7)
-        #expect(configuration.limits.maxConcurrentQueries == 12)
-        #expect(configuration.json.maxDepth == 9)
-        #expect(configuration.queries.rootURL?.port == 1)
-        #expect(configuration.auth.apiKey == "k")
-    }
-}
-
-/// Sets the configuration through the deprecated flat names. The witness is deprecated, so
-/// using them in it does not warn; the test calls it through the protocol's requirement, which
-/// is not.
-protocol FlatNamesProbe {
-    static func configured() -> ServiceActor.Configuration
-}
-
-enum FlatNames: FlatNamesProbe {
-    @available(*, deprecated, message: "exercises the flat names of earlier releases")
-    static func configured() -> ServiceActor.Configuration {
-        var configuration = ServiceActor.Configuration()
-        configuration.timeouts = Timeouts(connect: .seconds(3))
-        configuration.limits.maxConnectionsPerHost = 7
-        configuration.maxConcurrentQueries = 12
-        configuration.jsonLimits = JSONLimits(maxDepth: 9, maxBytes: 1 << 10)
-        configuration.rootURL = URL(string: "http://127.0.0.1:1/")
-        configuration.apiKey = "k"
-        return configuration
-    }
-
-    static func configure<Probe: FlatNamesProbe>(_ probe: Probe.Type) -> ServiceActor.Configuration { probe.configured() }
 }

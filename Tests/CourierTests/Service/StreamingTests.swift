@@ -97,33 +97,3 @@ import Testing
         }
     }
 }
-
-/// `download(_:to:)`, the name of `send(_:writingBodyTo:)` in earlier releases, still works for
-/// one release. Called through a protocol requirement so the suite itself does not warn.
-protocol OldDownloadName {
-    static func download(_ service: ServiceActor, _ request: HTTPRequest, to file: URL) async throws -> HTTPResponse
-}
-
-enum OldDownload: OldDownloadName {
-    @available(*, deprecated, message: "exercises the name of earlier releases")
-    static func download(_ service: ServiceActor, _ request: HTTPRequest, to file: URL) async throws -> HTTPResponse {
-        try await service.download(request, to: file)
-    }
-
-    static func call<Name: OldDownloadName>(_ name: Name.Type, _ service: ServiceActor, _ request: HTTPRequest,
-                                            to file: URL) async throws -> HTTPResponse {
-        try await name.download(service, request, to: file)
-    }
-}
-
-@Suite struct OldDownloadNameTests {
-    @Test func theOldNameForwardsToSendWritingBodyTo() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-old-name-\(UUID().uuidString).bin")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await withServerAndService { server, service in
-            let response = try await OldDownload.call(OldDownload.self, service, HTTPRequest(url: server.url("/bytes/1000")), to: file)
-            #expect(response.status == 200)
-            #expect(try Data(contentsOf: file) == Data(TestPattern.bytes(count: 1000)))
-        }
-    }
-}
