@@ -10,7 +10,7 @@ import Synchronization
 /// let mock = MockTransport()
 /// mock.on(.get, path: "/notes/v1/notes/n1") { _ in try .json(["id": "n1", "title": "Hi"]) }
 /// var configuration = ServiceActor.Configuration()
-/// configuration.testHandler = mock.handler
+/// configuration.testing.handler = mock.handler
 /// ```
 ///
 /// Requests without a route get a 404 in Google's error format. Every request is recorded.

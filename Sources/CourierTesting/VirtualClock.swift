@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// let clock = VirtualClock()
-/// configuration.clock = clock
+/// configuration.testing.clock = clock
 /// … run a query that is retried twice …
 /// #expect(clock.sleeps == [.seconds(1), .seconds(2)])
 /// ```

@@ -6,7 +6,7 @@
 /// request, authorizes again and sends once more.
 ///
 /// ```swift
-/// configuration.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.readOnly])
+/// configuration.auth.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.readOnly])
 /// ```
 public protocol Authorizer: Sendable {
     /// Adds credentials (an `Authorization` header, a `key=` parameter) to `request`.

@@ -11,7 +11,7 @@
 public struct QueryBatch: Sendable {
     var items: [BatchItem] = []
     /// At most this many queries run at once in a task-group batch; nil takes
-    /// ``ServiceActor/Configuration/batchConcurrency``.
+    /// ``ServiceActor/Configuration/Limits-swift.struct/batchConcurrency``.
     public var maxConcurrency: Int?
     /// Cancel the others at the first failure. Off by default: one failure never cancels its siblings.
     public var failFast = false

@@ -15,7 +15,7 @@
 /// ``ExecutionParameters/cached`` and ``ExecutionParameters/coalesced``.
 ///
 /// ```swift
-/// configuration.caching = QueryCaching(maximumBytes: 32 << 20)
+/// configuration.queries.caching = QueryCaching(maximumBytes: 32 << 20)
 /// ```
 public struct QueryCaching: Sendable, Hashable {
     /// Bytes of bodies kept at most; 0 keeps none (coalescing only).

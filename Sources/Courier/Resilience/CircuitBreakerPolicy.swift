@@ -10,7 +10,7 @@
 /// when the caller has something better to do than wait (a fallback, a cached answer, shedding load).
 ///
 /// ```swift
-/// configuration.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 5, openDuration: .seconds(10))
+/// configuration.limits.circuitBreaker = CircuitBreakerPolicy(failureThreshold: 5, openDuration: .seconds(10))
 /// do {
 ///     let tasks = try await service.execute(GoogleTasks.Tasklists.list())
 /// } catch let error as CircuitOpenError {

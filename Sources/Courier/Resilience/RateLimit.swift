@@ -7,9 +7,9 @@ import Foundation
 ///
 /// ```swift
 /// // Cloud Storage's JSON API: 1,000 object reads per second per project, say.
-/// configuration.rateLimits = RateLimits(.perSecond(1_000))
+/// configuration.limits.rateLimits = RateLimits(.perSecond(1_000))
 /// // A per-minute quota, per API, with a tighter limit for one of them.
-/// configuration.rateLimits = RateLimits(.perMinute(6_000), scope: .api, overrides: ["tasks": .perMinute(600)])
+/// configuration.limits.rateLimits = RateLimits(.perMinute(6_000), scope: .api, overrides: ["tasks": .perMinute(600)])
 /// ```
 ///
 /// Docs/RateLimiting.md explains how the rate adapts.

@@ -13,7 +13,7 @@ import Foundation
 /// Its `quota_project_id` (or `GOOGLE_CLOUD_QUOTA_PROJECT`) is sent as `x-goog-user-project`.
 ///
 /// ```swift
-/// configuration.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.fullControl])
+/// configuration.auth.authorizer = try ApplicationDefaultCredentials.authorizer(scopes: [Storage.Scope.fullControl])
 /// ```
 public enum ApplicationDefaultCredentials {
     /// The credentials file that would be used, if any.

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// // the file `gcloud iam workload-identity-pools create-cred-config` writes
-/// configuration.authorizer = try ExternalAccountAuthorizer(
+/// configuration.auth.authorizer = try ExternalAccountAuthorizer(
 ///     contentsOf: URL(fileURLWithPath: "/etc/workload-identity/credentials.json"),
 ///     scopes: ["https://www.googleapis.com/auth/cloud-platform"])
 /// ```

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let source = try ApplicationDefaultCredentials.authorizer(scopes: [])
-/// configuration.authorizer = try ImpersonatedAuthorizer(
+/// configuration.auth.authorizer = try ImpersonatedAuthorizer(
 ///     source: source, targetPrincipal: "deployer@my-project.iam.gserviceaccount.com",
 ///     scopes: ["https://www.googleapis.com/auth/cloud-platform"])
 /// ```

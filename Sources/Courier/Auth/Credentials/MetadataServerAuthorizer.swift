@@ -5,7 +5,7 @@ import Foundation
 /// workload instead of a key file.
 ///
 /// ```swift
-/// configuration.authorizer = MetadataServerAuthorizer(scopes: ["https://www.googleapis.com/auth/cloud-platform"])
+/// configuration.auth.authorizer = MetadataServerAuthorizer(scopes: ["https://www.googleapis.com/auth/cloud-platform"])
 /// ```
 ///
 /// Scopes are passed to the server (`?scopes=`); Cloud Run, Cloud Functions and GKE's

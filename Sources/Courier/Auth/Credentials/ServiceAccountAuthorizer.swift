@@ -15,7 +15,7 @@ import Foundation
 /// expires (``TokenRefresh``).
 ///
 /// ```swift
-/// configuration.authorizer = try ServiceAccountAuthorizer(
+/// configuration.auth.authorizer = try ServiceAccountAuthorizer(
 ///     keyFile: URL(fileURLWithPath: "/secrets/sa.json"),
 ///     scopes: ["https://www.googleapis.com/auth/devstorage.read_write"])
 /// ```
