@@ -46,6 +46,30 @@ def build():
                    check=True)
 
 
+def launch_nginx(prefix, servers, worker_connections=1024):
+    """nginx with one worker in `prefix` (its files, logs and temporary folders), running the
+    `servers` part of its http block; returns the process, which the caller waits for."""
+    conf = os.path.join(prefix, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""
+worker_processes 1;
+error_log {prefix}/error.log warn;
+pid {prefix}/nginx.pid;
+events {{ worker_connections {worker_connections}; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+{servers}
+}}
+""")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    return subprocess.Popen([nginx, "-p", prefix, "-c", conf, "-g", "daemon off;"])
+
+
 def start_nginx():
     """One worker process, so the client under test keeps the other core."""
     prefix = tempfile.mkdtemp(prefix="courier-nginx-")
@@ -63,22 +87,9 @@ def start_nginx():
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-keyout", os.path.join(prefix, "key.pem"), "-out", os.path.join(prefix, "cert.pem")],
                    check=True, capture_output=True)
-    conf = os.path.join(prefix, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""
-worker_processes 1;
-error_log {prefix}/error.log warn;
-pid {prefix}/nginx.pid;
-events {{ worker_connections 16384; }}
-http {{
-    access_log off;
+    process = launch_nginx(prefix, f"""
     keepalive_requests 100000000;
     keepalive_timeout 300s;
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
     server {{
         listen 127.0.0.1:{PORT} backlog=4096;
         root {prefix};
@@ -91,11 +102,7 @@ http {{
         http2_max_concurrent_streams 256;
         root {prefix};
         location / {{ default_type application/json; }}
-    }}
-}}
-""")
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    process = subprocess.Popen([nginx, "-p", prefix, "-c", conf, "-g", "daemon off;"])
+    }}""", worker_connections=16384)
     for _ in range(100):
         try:
             out = subprocess.run(["curl", "-s", URL], capture_output=True, timeout=2).stdout

@@ -10,8 +10,10 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release", "CourierBench")
+sys.path.insert(0, os.path.dirname(__file__))
+import harness  # noqa: E402  (paths, nginx)
+
+ROOT, BENCH = harness.ROOT, harness.BENCH
 PORT = int(os.environ.get("BENCH_TRANSFER_PORT", "18090"))
 RATE = os.environ.get("BENCH_RATE", "32m")          # nginx limit_rate: bytes/s per connection
 MEBIBYTES = int(os.environ.get("BENCH_DOWNLOAD_MIB", "256"))
@@ -43,29 +45,12 @@ def download():
             block = bytes(range(256)) * 4096
             for _ in range(MEBIBYTES):
                 f.write(block)
-        conf = os.path.join(prefix, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(f"""
-worker_processes 1;
-error_log {prefix}/error.log warn;
-pid {prefix}/nginx.pid;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
+        process = harness.launch_nginx(prefix, f"""
     server {{
         listen 127.0.0.1:{PORT};
         root {prefix};
         location / {{ limit_rate {RATE}; }}
-    }}
-}}
-""")
-        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-        process = subprocess.Popen([nginx, "-p", prefix, "-c", conf, "-g", "daemon off;"])
+    }}""")
         try:
             url = f"http://127.0.0.1:{PORT}/big.bin"
             for _ in range(100):
