@@ -109,8 +109,9 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        // Discovery document → Swift client: parse, translate, render.
-        .target(name: "CourierGenerator"),
+        // Discovery document → Swift client: parse, translate, render; a document named by API
+        // and version is fetched through Courier.
+        .target(name: "CourierGenerator", dependencies: ["Courier"]),
         // The generator alone, as the plugins' tool: a package using them builds nothing else of Courier's tools.
         .executableTarget(name: "CourierGenerateTool", dependencies: ["CourierGenerator"]),
         .plugin(name: "CourierGeneratorPlugin", capability: .buildTool(), dependencies: ["CourierGenerateTool"]),
@@ -119,6 +120,9 @@ let package = Package(
             capability: .command(
                 intent: .custom(verb: "generate-courier-client",
                                 description: "Write the client generated from a target's Discovery document into its folder"),
+                // No network permission declared: SwiftPM would then demand --allow-network-connections
+                // of every run, --api or not. Linux has no plugin sandbox; on macOS, --api needs
+                // --disable-sandbox (Docs/Generator.md).
                 permissions: [.writeToPackageDirectory(reason: "writes the generated client's Swift files into the target's folder")]
             ),
             dependencies: ["CourierGenerateTool"]

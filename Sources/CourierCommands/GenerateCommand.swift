@@ -12,14 +12,30 @@ public struct GenerateCommand: AsyncParsableCommand {
             APIObject per schema) and <Service>+Queries.swift (one query struct per method) into \
             the output folder. The module depends on Courier.
 
+            The document is a file, or an API named by name and version (drive:v3), fetched from \
+            Google's Discovery service (no credentials needed; --api-key is sent when given). Each \
+            file records the document's revision and etag; with a name, --check also says when \
+            Google's document has changed since.
+
             Example:
               courier generate storage.v1.json --module GoogleStorage --output Sources/GoogleStorage
               courier generate storage.v1.json          # the same: the module is named from the document
+              courier generate drive:v3                 # fetched; module GoogleDrive in Sources/GoogleDrive
+              courier generate drive:v3 --check         # exit 1 when Google's document changed
             """
     )
 
-    @Argument(help: "The discovery document (JSON), as https://www.googleapis.com/discovery/v1/apis/<api>/<version>/rest serves it.")
+    @Argument(help: """
+        The discovery document: a JSON file, as https://www.googleapis.com/discovery/v1/apis/<api>/<version>/rest \
+        serves it, or <api>:<version> (drive:v3) to fetch it from there.
+        """)
     var document: String
+
+    @Option(help: "Where <api>:<version> documents are fetched from (default: https://www.googleapis.com/).")
+    var discoveryRoot: String = DiscoveryName.googleRoot.absoluteString
+
+    @Option(help: "An API key to send when fetching (optional; the Discovery service needs none).")
+    var apiKey: String?
 
     @Option(help: """
         The Swift module the code is compiled into (type references are qualified with it). \
@@ -40,10 +56,31 @@ public struct GenerateCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if let module, !Generator.isIdentifier(module) { throw ValidationError("--module must be a Swift identifier") }
+        guard let root = URL(string: discoveryRoot), root.scheme == "http" || root.scheme == "https", root.host != nil else {
+            throw ValidationError("--discovery-root must be an http or https URL: \(discoveryRoot)")
+        }
+        if !FileManager.default.fileExists(atPath: document), DiscoveryName(document) == nil {
+            if DiscoveryName.lacksVersion(document) {
+                throw ValidationError("\(document) is not a file, and as an API name it lacks its version: write \(document):<version>, as in drive:v3")
+            }
+            throw ValidationError("cannot read \(document)")
+        }
+    }
+
+    /// The document's bytes: the file, else the named API fetched.
+    func load() async throws -> Data {
+        if let data = FileManager.default.contents(atPath: document) { return data }
+        guard let name = DiscoveryName(document) else { throw ValidationError("cannot read \(document)") }
+        do {
+            return try await name.fetch(root: URL(string: discoveryRoot)!, apiKey: apiKey)
+        } catch let error as DiscoveryFetchError {
+            Terminal.note("courier generate: \(error.message); nothing written")
+            throw ExitCode.failure
+        }
     }
 
     public func run() async throws {
-        guard let data = FileManager.default.contents(atPath: document) else { throw ValidationError("cannot read \(document)") }
+        let data = try await load()
         let module = try module ?? Generator.defaultModuleName(discovery: data, outputFolder: output)
         let started = ContinuousClock.now
         let generated = try Generator.generate(discovery: data, moduleName: module, serviceName: serviceName)
@@ -54,7 +91,15 @@ public struct GenerateCommand: AsyncParsableCommand {
                 FileManager.default.contents(atPath: folder.appendingPathComponent($0.name).path) != Data($0.contents.utf8)
             }
             guard stale.isEmpty else {
-                Terminal.note("courier generate: \(stale.map(\.name).joined(separator: ", ")) in \(folder.path) are out of date: run `make generate`")
+                let fresh = DiscoveryStamp(try DiscoveryDocument.parse(data))
+                let recorded = stale.lazy.compactMap { file in
+                    (try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)).flatMap(DiscoveryStamp.recorded)
+                }.first
+                if let recorded, recorded != fresh {
+                    Terminal.note("courier generate: the \(document) document changed (revision \(recorded.revision ?? "unknown") → \(fresh.revision ?? "unknown"), etag \(recorded.etag ?? "unknown") → \(fresh.etag ?? "unknown")): \(folder.path) is out of date; generate again")
+                } else {
+                    Terminal.note("courier generate: \(stale.map(\.name).joined(separator: ", ")) in \(folder.path) are out of date: run `make generate`")
+                }
                 throw ExitCode.failure
             }
             return

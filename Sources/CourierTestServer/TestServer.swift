@@ -39,6 +39,8 @@ public final class TestServer: Sendable {
     public let sts: STSFake
     /// A fake IAM Credentials API (endpoint `url("/iam")`), for impersonation.
     public let iam: IAMCredentialsFake
+    /// A fake of Google's Discovery service, for `courier generate <name>:<version> --discovery-root`.
+    public let discovery: DiscoveryFake
     /// How many requests naming each fault reached the raw fault listener.
     public let faults: FaultCounts
     /// The `quota-N` fault's windows, per header value.
@@ -49,9 +51,10 @@ public final class TestServer: Sendable {
     private let faultServer: RawFaultServer
 
     private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
-                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, faults: FaultCounts, quotas: QuotaLedger, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
+                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, discovery: DiscoveryFake, faults: FaultCounts, quotas: QuotaLedger, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
                  faultServer: RawFaultServer) {
         self.faults = faults
+        self.discovery = discovery
         self.quotas = quotas
         self.lifecycle = lifecycle
         self.serviceGroup = serviceGroup
@@ -114,6 +117,8 @@ public final class TestServer: Sendable {
         sts.add(to: router)
         let iam = IAMCredentialsFake(tokens: tokens)
         iam.add(to: router)
+        let discovery = DiscoveryFake()
+        discovery.add(to: router)
         configure(router)
 
         var logger = Logger(label: "courier.test-server")
@@ -151,7 +156,7 @@ public final class TestServer: Sendable {
         return TestServer(
             baseURL: URL(string: "http://\(host):\(port)")!,
             faultURL: URL(string: "http://\(host):\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, faults: faults, quotas: quotas, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, discovery: discovery, faults: faults, quotas: quotas, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
         )
     }
 

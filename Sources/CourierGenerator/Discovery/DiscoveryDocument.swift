@@ -5,6 +5,10 @@ import Foundation
 public struct DiscoveryDocument: Decodable, Sendable {
     public var name: String
     public var version: String
+    /// The document's revision (a date, `20261009`): what changed when Google changed the API.
+    public var revision: String?
+    /// The document's etag: changes with any change to the document.
+    public var etag: String?
     public var title: String?
     public var description: String?
     public var documentationLink: String?

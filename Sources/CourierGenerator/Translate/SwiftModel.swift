@@ -13,6 +13,9 @@ struct ServiceDecl: Equatable {
     var documentation: [String]
     var apiName: String
     var version: String
+    /// The document's `revision` and `etag`, recorded in each file's header.
+    var revision: String?
+    var etag: String?
     var rootURL: String
     var servicePath: String
     var batchPath: String

@@ -47,7 +47,8 @@ struct Translator {
         let service = ServiceDecl(
             name: serviceName,
             documentation: Self.lines(document.description) + (document.documentationLink.map { ["", "Documentation: \($0)"] } ?? []),
-            apiName: document.name, version: document.version, rootURL: document.rootUrl, servicePath: document.servicePath,
+            apiName: document.name, version: document.version, revision: document.revision, etag: document.etag,
+            rootURL: document.rootUrl, servicePath: document.servicePath,
             batchPath: document.batchPath ?? "batch",
             scopes: zip(scopes, scopeNames).map { url, name in
                 ScopeDecl(name: name, url: url, documentation: Self.lines(document.auth?.oauth2?.scopes?[url]?.description))
