@@ -29,7 +29,8 @@ run() { # name
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then ".fuzz/$name" -merge=1 -max_len=4096 "Fuzz/corpus/$name" "$work" >/dev/null 2>&1; fi
 }
 
-build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift Sources/Courier/Support/CourierError.swift
+build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift Sources/Courier/Support/CourierError.swift \
+    Sources/Courier/Support/CodedError.swift
 run multipart
 
 # The targets that need whole modules build as the Fuzz package, every module instrumented.
