@@ -56,23 +56,18 @@ public struct GenerateCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if let module, !Generator.isIdentifier(module) { throw ValidationError("--module must be a Swift identifier") }
-        guard let root = URL(string: discoveryRoot), root.scheme == "http" || root.scheme == "https", root.host != nil else {
+        guard DiscoveryName.root(discoveryRoot) != nil else {
             throw ValidationError("--discovery-root must be an http or https URL: \(discoveryRoot)")
         }
         if !FileManager.default.fileExists(atPath: document), DiscoveryName(document) == nil {
-            if DiscoveryName.lacksVersion(document) {
-                throw ValidationError("\(document) is not a file, and as an API name it lacks its version: write \(document):<version>, as in drive:v3")
-            }
-            throw ValidationError("cannot read \(document)")
+            throw ValidationError(DiscoveryName.unreadable(document))
         }
     }
 
     /// The document's bytes: the file, else the named API fetched.
     func load() async throws -> Data {
-        if let data = FileManager.default.contents(atPath: document) { return data }
-        guard let name = DiscoveryName(document) else { throw ValidationError("cannot read \(document)") }
         do {
-            return try await name.fetch(root: URL(string: discoveryRoot)!, apiKey: apiKey)
+            return try await DiscoveryName.document(document, root: DiscoveryName.root(discoveryRoot)!, apiKey: apiKey)
         } catch let error as DiscoveryFetchError {
             Terminal.note("courier generate: \(error.message); nothing written")
             throw ExitCode.failure
@@ -96,7 +91,7 @@ public struct GenerateCommand: AsyncParsableCommand {
                     (try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)).flatMap(DiscoveryStamp.recorded)
                 }.first
                 if let recorded, recorded != fresh {
-                    Terminal.note("courier generate: the \(document) document changed (revision \(recorded.revision ?? "unknown") → \(fresh.revision ?? "unknown"), etag \(recorded.etag ?? "unknown") → \(fresh.etag ?? "unknown")): \(folder.path) is out of date; generate again")
+                    Terminal.note("courier generate: the \(document) document changed (\(recorded.change(to: fresh))): \(folder.path) is out of date; generate again")
                 } else {
                     Terminal.note("courier generate: \(stale.map(\.name).joined(separator: ", ")) in \(folder.path) are out of date: run `make generate`")
                 }

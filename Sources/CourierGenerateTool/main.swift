@@ -31,23 +31,15 @@ guard let document, let output = options["output"] else {
     fail("usage: CourierGenerateTool DOCUMENT|API:VERSION --module NAME --output FOLDER [--file-prefix PREFIX] [--discovery-root URL] [--api-key KEY]")
 }
 
-/// The file's bytes, else the named API's document fetched.
-func load(_ document: String, root: String?, apiKey: String?) async -> Data {
-    if let data = FileManager.default.contents(atPath: document) { return data }
-    guard let name = DiscoveryName(document) else {
-        fail(DiscoveryName.lacksVersion(document) ? "\(document) is not a file, and as an API name it lacks its version (drive:v3)" : "cannot read \(document)")
-    }
-    guard let root = URL(string: root ?? DiscoveryName.googleRoot.absoluteString), root.host != nil else {
-        fail("--discovery-root must be an http or https URL")
-    }
-    do {
-        return try await name.fetch(root: root, apiKey: apiKey)
-    } catch {
-        fail("\(error); nothing written")
-    }
+guard let root = DiscoveryName.root(options["discovery-root"] ?? DiscoveryName.googleRoot.absoluteString) else {
+    fail("--discovery-root must be an http or https URL")
 }
-
-let data = await load(document, root: options["discovery-root"], apiKey: options["api-key"])
+let data: Data
+do {
+    data = try await DiscoveryName.document(document, root: root, apiKey: options["api-key"])
+} catch {
+    fail("\(error); nothing written")
+}
 do {
     let module = try options["module"] ?? Generator.defaultModuleName(discovery: data, outputFolder: output)
     guard Generator.isIdentifier(module) else { fail("--module must be a Swift identifier") }

@@ -61,6 +61,29 @@ public struct DiscoveryName: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+extension DiscoveryName {
+    /// `text` as a Discovery service's root: an http or https URL with a host, else nil.
+    public static func root(_ text: String) -> URL? {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else { return nil }
+        return url
+    }
+
+    /// What a generator's document argument names: a file's bytes, else the named API's document
+    /// fetched from `root`. Throws ``DiscoveryFetchError`` for anything else.
+    public static func document(_ argument: String, root: URL, apiKey: String?) async throws -> Data {
+        if let data = FileManager.default.contents(atPath: argument) { return data }
+        guard let name = DiscoveryName(argument) else { throw DiscoveryFetchError(message: unreadable(argument)) }
+        return try await name.fetch(root: root, apiKey: apiKey)
+    }
+
+    /// Why `argument` is neither a readable file nor `name:version`.
+    public static func unreadable(_ argument: String) -> String {
+        lacksVersion(argument)
+            ? "\(argument) is not a file, and as an API name it lacks its version: write \(argument):<version>, as in drive:v3"
+            : "cannot read \(argument)"
+    }
+}
+
 /// Fetching a Discovery document failed; nothing was written.
 public struct DiscoveryFetchError: Error, CustomStringConvertible {
     /// What failed, naming the API and the service; never the API key.

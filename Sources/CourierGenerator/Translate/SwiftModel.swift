@@ -14,8 +14,7 @@ struct ServiceDecl: Equatable {
     var apiName: String
     var version: String
     /// The document's `revision` and `etag`, recorded in each file's header.
-    var revision: String?
-    var etag: String?
+    var stamp: DiscoveryStamp
     var rootURL: String
     var servicePath: String
     var batchPath: String

@@ -47,7 +47,7 @@ struct Translator {
         let service = ServiceDecl(
             name: serviceName,
             documentation: Self.lines(document.description) + (document.documentationLink.map { ["", "Documentation: \($0)"] } ?? []),
-            apiName: document.name, version: document.version, revision: document.revision, etag: document.etag,
+            apiName: document.name, version: document.version, stamp: DiscoveryStamp(document),
             rootURL: document.rootUrl, servicePath: document.servicePath,
             batchPath: document.batchPath ?? "batch",
             scopes: zip(scopes, scopeNames).map { url, name in
