@@ -59,44 +59,40 @@ package enum LeakCheck {
     }()
 }
 
-/// The whole text of a `/proc` file. Foundation's `String(contentsOfFile:)` returns only the
-/// first read of it, one 4 KiB page: about 27 sockets of `/proc/net/tcp`, so a check that
-/// used it went blind to every socket after those (and failed to see live ones under load).
-package func readProcFile(_ path: String) -> String? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16 << 10)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { break }
-        bytes += chunk[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// This process's descriptors that are client sockets connected to one of `ports` (matched
-/// through the inodes in `/proc/net/tcp` and `tcp6`), or files whose path contains `fileMarker`.
-/// Tests run in parallel, so a plain count of `/proc/self/fd` would include other tests' descriptors.
+/// This process's descriptors that are client sockets connected to one of `ports` (the peer's
+/// port, from `getpeername`), or files whose path contains `fileMarker`. Tests run in parallel, so
+/// a plain count of `/proc/self/fd` would include other tests' descriptors.
+///
+/// Only this process's own descriptors are asked. (It used to parse `/proc/net/tcp`, which lists
+/// every socket of the machine, TIME_WAIT included: polled every 10 ms by `eventually`, that
+/// parse was the suite's largest CPU consumer on the cooperative pool.)
 package func openDescriptors(connectedTo ports: Set<Int>, fileMarker: String? = nil) -> [String] {
-    var clientInodes = Set<Substring>()
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        guard let text = readProcFile(table) else { continue }
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            // fields[2] is the remote address: a client socket's remote port is the server's.
-            guard fields.count > 9, let port = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
-                  ports.contains(port) else { continue }
-            clientInodes.insert(fields[9])
-        }
-    }
     let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return descriptors.compactMap { fd -> String? in
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)") else { return nil }
-        if target.hasPrefix("socket:["), clientInodes.contains(target.dropFirst(8).dropLast()) { return "\(fd) → \(target)" }
+    return descriptors.compactMap { name -> String? in
+        guard let fd = Int32(name),
+              let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)") else { return nil }
+        if target.hasPrefix("socket:["), let port = peerPort(of: fd), ports.contains(port) { return "\(fd) → \(target)" }
         if let fileMarker, target.contains(fileMarker) { return "\(fd) → \(target)" }
         return nil
+    }
+}
+
+/// The remote port of a connected TCP socket, or nil (not connected, not IP, or closed meanwhile).
+private func peerPort(of descriptor: Int32) -> Int? {
+    var address = sockaddr_storage()
+    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    let result = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+    }
+    guard result == 0 else { return nil }
+    return withUnsafePointer(to: &address) { pointer -> Int? in
+        switch Int32(pointer.pointee.ss_family) {
+        case AF_INET:
+            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        case AF_INET6:
+            pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+        default:
+            nil
+        }
     }
 }
