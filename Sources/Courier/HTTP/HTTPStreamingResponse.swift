@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 
 /// A response whose body is still arriving, as ``ServiceActor/stream(_:options:)`` returns it.
@@ -32,9 +33,16 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let handle: (any ResponseBodySource)?
         var buffered: Data?
+        /// Chunks taken from `handle` in one crossing and not yet returned.
+        var pending = Deque<Data>()
 
         public mutating func next() async throws -> Data? {
-            if let handle { return try await handle.next() }
+            if let handle {
+                if let chunk = pending.popFirst() { return chunk }
+                guard let chunks = try await handle.next() else { return nil }
+                pending.append(contentsOf: chunks)
+                return pending.popFirst()
+            }
             defer { buffered = nil }
             return buffered?.isEmpty == false ? buffered : nil
         }
@@ -60,6 +68,6 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
 /// Where a streamed body's chunks come from: the service's transfer (``ResponseStreamHandle``,
 /// in Service/), so this layer of values holds no actor.
 protocol ResponseBodySource: Sendable {
-    /// The next chunk, or nil at the body's end.
-    func next() async throws -> Data?
+    /// The chunks that arrived since the last call (at least one), or nil at the body's end.
+    func next() async throws -> [Data]?
 }

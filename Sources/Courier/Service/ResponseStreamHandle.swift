@@ -13,8 +13,8 @@ final class ResponseStreamHandle: ResponseBodySource {
         LiveObjects.created(.streamHandle)
     }
 
-    func next() async throws -> Data? {
-        try await service.nextChunk(transfer, buffer)
+    func next() async throws -> [Data]? {
+        try await service.nextChunks(transfer, buffer)
     }
 
     deinit {

@@ -145,21 +145,21 @@ extension ServiceActor {
     }
 
     /// The next chunk of a streamed body; called by ``HTTPResponseBody``'s iterator.
-    func nextChunk(_ transfer: LoopBound<Transfer>, _ buffer: LoopBound<ResponseBodyBuffer>) async throws -> Data? {
+    func nextChunks(_ transfer: LoopBound<Transfer>, _ buffer: LoopBound<ResponseBodyBuffer>) async throws -> [Data]? {
         // In Swift 6 a closure in an actor method is isolated to the actor only if it captures
-        // `self`. Without the call to `takeChunk` this one captured nothing isolated, so it ran
+        // `self`. Without the call to `takeChunks` this one captured nothing isolated, so it ran
         // on the global executor and touched the loop-confined buffer from a second thread.
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                takeChunk(transfer.value, buffer.value, continuation)
+                takeChunks(transfer.value, buffer.value, continuation)
             }
         } onCancel: { [loop] in
             loop.execute { transfer.value.cancel(with: CancellationError()) }
         }
     }
 
-    private func takeChunk(_ transfer: Transfer, _ buffer: ResponseBodyBuffer,
-                           _ continuation: UnsafeContinuation<Data?, any Error>) {
-        transfer.nextChunk(for: buffer, continuation: continuation)
+    private func takeChunks(_ transfer: Transfer, _ buffer: ResponseBodyBuffer,
+                            _ continuation: UnsafeContinuation<[Data]?, any Error>) {
+        transfer.nextChunks(for: buffer, continuation: continuation)
     }
 }

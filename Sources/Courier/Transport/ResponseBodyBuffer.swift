@@ -8,7 +8,7 @@ import Foundation
 final class ResponseBodyBuffer {
     private var headContinuation: UnsafeContinuation<HTTPResponseHead, any Error>?
     private var chunks = Deque<Data>()
-    private var waiting: UnsafeContinuation<Data?, any Error>?
+    private var waiting: UnsafeContinuation<[Data]?, any Error>?
     private var end: Result<Void, any Error>?
 
     init() {
@@ -42,7 +42,7 @@ final class ResponseBodyBuffer {
     func append(_ chunk: Data) -> Bool {
         if let consumer = waiting {
             waiting = nil
-            consumer.resume(returning: chunk)
+            consumer.resume(returning: [chunk])
             return true
         }
         chunks.append(chunk)
@@ -59,9 +59,14 @@ final class ResponseBodyBuffer {
         }
     }
 
-    /// A buffered chunk, or nil after resolving `continuation` with the end or storing it to wait.
-    func take(orWait continuation: UnsafeContinuation<Data?, any Error>) -> Data? {
-        if let chunk = chunks.popFirst() { return chunk }
+    /// Every buffered chunk, or nil after resolving `continuation` with the end or storing it to
+    /// wait. All of them at once: a consumer slower than the network then crosses to the loop
+    /// once per backlog instead of once per 16 KiB chunk.
+    func take(orWait continuation: UnsafeContinuation<[Data]?, any Error>) -> [Data]? {
+        if !chunks.isEmpty {
+            defer { chunks.removeAll(keepingCapacity: true) }
+            return Array(chunks)
+        }
         switch end {
         case .success: continuation.resume(returning: nil)
         case .failure(let error): continuation.resume(throwing: error)

@@ -246,11 +246,11 @@ final class Transfer {
     // MARK: Streaming consumer
 
     /// The consumer wants the next chunk; `continuation` gets it, nil at the end, or the error.
-    func nextChunk(for buffer: ResponseBodyBuffer, continuation: UnsafeContinuation<Data?, any Error>) {
+    func nextChunks(for buffer: ResponseBodyBuffer, continuation: UnsafeContinuation<[Data]?, any Error>) {
         assertOnLoop()
-        if let chunk = buffer.take(orWait: continuation) {
-            continuation.resume(returning: chunk)
-            consumed(chunk.count)
+        if let chunks = buffer.take(orWait: continuation) {
+            continuation.resume(returning: chunks)
+            consumed(chunks.reduce(0) { $0 + $1.count })
         }
     }
 
