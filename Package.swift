@@ -11,6 +11,11 @@ let package = Package(
         .library(name: "CourierGenerator", targets: ["CourierGenerator"]),
         .library(name: "GoogleStorage", targets: ["GoogleStorage"]),
         .library(name: "GoogleTasks", targets: ["GoogleTasks"]),
+        // A swift-openapi-runtime ClientTransport on Courier: any OpenAPI client on the pipeline.
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
+        // The test server's Notes API as a swift-openapi-generator client, beside CourierTestServer:
+        // for examples (Snippets/OpenAPIClient.swift) and tests of OpenAPI code against that server.
+        .library(name: "OpenAPINotes", targets: ["OpenAPINotes"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
         // A client generated at build time from the Discovery document in the target.
         .plugin(name: "CourierGeneratorPlugin", targets: ["CourierGeneratorPlugin"]),
@@ -30,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // Tests only, both: child processes (peers, the test helper) without Foundation.Process,
         // whose run() reads past a buffer on Linux and crashes about one suite run in five
         // (swiftlang/swift-corelibs-foundation#5472); swift-system for the paths Subprocess takes.
@@ -149,6 +155,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // CourierTransport: swift-openapi-generator's clients over a ServiceActor.
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: ["Courier",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         .executableTarget(
             name: "CourierCLI",
             dependencies: ["CourierCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -157,7 +170,8 @@ let package = Package(
         // while streaming, crash-resume of uploads.
         .executableTarget(
             name: "CourierTestHelper",
-            dependencies: ["Courier", "CourierTestServer"],
+            dependencies: ["Courier", "CourierTestServer", "CourierOpenAPI", "OpenAPINotes",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             path: "Tests/CourierTestHelper"
         ),
         // The test process's own set-up, before main: SIGPIPE ignored (Tests/CTestProcess/process.c).
@@ -177,10 +191,25 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: ["CourierTestSupport", "Courier", "CourierTesting", "CourierTestServer", "CourierTestHelper", "CourierSync",
+                           "CourierOpenAPI", "OpenAPINotes", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                            .product(name: "MetricsTestKit", package: "swift-metrics"),
                            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // A client swift-openapi-generator made from the test server's Notes API
+        // (`make openapi-generate`; committed, as building the generator takes minutes).
+        .target(
+            name: "OpenAPINotes",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            path: "Tests/OpenAPINotes",
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "openapi.yaml.sha256"]
+        ),
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: ["CourierTestSupport", "Courier", "CourierOpenAPI", "CourierTestServer", "OpenAPINotes",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "CourierLoadTests",

@@ -4,7 +4,8 @@ import Foundation
 
 // A separate process for measurements that must not see the test process's own memory:
 // `CourierTestHelper stream-both <baseURL> <bytes>` sends and receives <bytes> through one
-// service and prints a JSON line with byte counts, hashes and the peak RSS of the transfers.
+// service and prints a JSON line with byte counts, hashes and the peak RSS of the transfers;
+// `openapi-stream` does the same through a generated OpenAPI client over CourierTransport.
 
 func pattern(count: Int, offset: Int) -> Data {
     Data(TestPattern.bytes(count: count, offset: offset))
@@ -36,6 +37,8 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "stream-both" where arguments.count == 4:
     try await streamBoth(base: arguments[2], total: Int(arguments[3]) ?? 0)
+case "openapi-stream" where arguments.count == 4:
+    try await openAPIStream(base: arguments[2], total: Int(arguments[3]) ?? 0)
 case "upload" where arguments.count == 6:
     try await upload(base: arguments[2], file: URL(fileURLWithPath: arguments[3]), chunkSize: Int(arguments[4]) ?? (8 << 20),
                      sessionFile: arguments[5] == "-" ? nil : URL(fileURLWithPath: arguments[5]))
@@ -45,6 +48,7 @@ case "upload-pipe" where arguments.count == 6 || arguments.count == 7:
 default:
     FileHandle.standardError.write(Data("""
     usage: CourierTestHelper stream-both <baseURL> <bytes>
+           CourierTestHelper openapi-stream <baseURL> <bytes>
            CourierTestHelper upload <baseURL> <file> <chunkBytes> <sessionFile|->
            CourierTestHelper upload-pipe <baseURL> <name> <bytes> <sessionFile|-> [adaptive]
 

@@ -9,7 +9,7 @@ struct CourierBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "The comparison clients and probes that `make bench` runs.",
-        subcommands: [Load.self, InFlight.self, Idle.self, Soak.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self, DownloadBench.self, ResilienceBench.self]
+        subcommands: [Load.self, OpenAPIBench.self, InFlight.self, Idle.self, Soak.self, Serve.self, JSONBench.self, BatchBench.self, UploadBench.self, DownloadBench.self, ResilienceBench.self]
     )
 }
 

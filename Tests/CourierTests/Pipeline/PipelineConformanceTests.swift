@@ -1,10 +1,13 @@
 @testable import Courier
+import CourierOpenAPI
 import CourierSync
 import CourierTestServer
 import CourierTesting
 import Foundation
 import InMemoryTracing
 import MetricsTestKit
+import OpenAPINotes
+import OpenAPIRuntime
 import Synchronization
 import CourierTestSupport
 import Testing
@@ -19,13 +22,15 @@ import Tracing
     enum Operation: String, CaseIterable, Sendable {
         case execute, fetchAll, send, stream, taskGroupBatch, wireBatch, download, downloadFile, slicedDownload
         case mediaUpload, multipartUpload, resumableUpload, streamUpload
+        /// A swift-openapi-generator client's operation over ``CourierTransport``.
+        case openAPI
 
         /// The `operation` dimension its requests are counted under.
         var metricsName: String {
             switch self {
             case .execute, .fetchAll, .taskGroupBatch: "execute"
             case .send: "send"
-            case .stream: "stream"
+            case .stream, .openAPI: "stream"
             case .wireBatch: "batch"
             case .download, .downloadFile, .slicedDownload: "download"
             case .mediaUpload, .multipartUpload, .resumableUpload, .streamUpload: "upload"
@@ -84,6 +89,21 @@ import Tracing
             guard response.head.isSuccess else { throw APIError(response: HTTPResponse(head: response.head)) }
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(String(decoding: body, as: UTF8.self).contains("note-0001"))
+        case .openAPI:
+            let configuration = CourierTransport.Configuration(retry: quickRetry, authorize: true)
+            let client = OpenAPINotes.Client(serverURL: root, transport: CourierTransport(service: service, configuration: configuration))
+            try await CourierTransport.withRequestID(requestID) {
+                do {
+                    if write {
+                        _ = try await client.insertNote(body: .json(.init(title: "written"))).ok
+                    } else {
+                        let note = try await client.getNote(path: .init(id: "note-0001")).ok.body.json
+                        #expect(note.id == "note-0001")
+                    }
+                } catch let error as ClientError {
+                    throw error.underlyingError // the generated client wraps what the transport threw
+                }
+            }
         case .taskGroupBatch, .wireBatch:
             var batch = write ? QueryBatch(note) : QueryBatch(Notes.get("note-0001"), Notes.get("note-0002"))
             batch.requestID = requestID

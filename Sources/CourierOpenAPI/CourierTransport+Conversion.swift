@@ -1,0 +1,119 @@
+import Courier
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Synchronization
+
+extension Courier.HTTPRequest {
+    /// The OpenAPI request at `baseURL`: the server URL's path, then the operation's path and query.
+    init(_ request: HTTPTypes.HTTPRequest, baseURL: URL) throws {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
+              let operation = URLComponents(string: request.path ?? "") else {
+            throw OpenAPITransportError(code: .invalidURL, message: "cannot join \(Redaction.url(baseURL.absoluteString)) and the operation's path \(request.path ?? "")")
+        }
+        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + operation.percentEncodedPath
+        components.percentEncodedQuery = operation.percentEncodedQuery
+        guard let url = components.url else {
+            throw OpenAPITransportError(code: .invalidURL, message: "cannot join \(Redaction.url(baseURL.absoluteString)) and the operation's path \(request.path ?? "")")
+        }
+        self.init(method: HTTPMethod(rawValue: request.method.rawValue), url: url)
+        for field in request.headerFields { headers.add(name: field.name.canonicalName, value: field.value) }
+    }
+}
+
+extension CourierTransport {
+    /// The request body: in memory when its known length is at most `limit` (so it can be sent
+    /// again), else streamed as the connection drains it.
+    /// A streamed body's own failure is recorded in `failure`: Courier reports it as a transport
+    /// error in words, and `send` throws the original instead.
+    static func body(_ body: HTTPBody?, bufferingUpTo limit: Int, failure: BodyFailure) async throws -> Courier.HTTPRequest.Body {
+        guard let body else { return .empty }
+        switch body.length {
+        case .known(let length) where length <= limit:
+            var bytes = Data()
+            for try await chunk in body {
+                bytes.append(contentsOf: chunk)
+                guard bytes.count <= length else { throw lengthMismatch(declared: length, atLeast: bytes.count) }
+            }
+            guard bytes.count == length else { throw lengthMismatch(declared: length, atLeast: bytes.count, ended: true) }
+            return .data(bytes)
+        case .known(let length):
+            // Checked as it streams: curl sends exactly the declared Content-Length, so without
+            // the check a longer body would be cut silently and a shorter one would hang.
+            return .stream(LengthCheckedBody(body: body, length: length, failure: failure), length: length)
+        case .unknown:
+            return .stream(body.map { Data($0) }, length: nil)
+        }
+    }
+}
+
+func lengthMismatch(declared: Int64, atLeast count: Int, ended: Bool = false) -> OpenAPITransportError {
+    OpenAPITransportError(code: .bodyLengthMismatch,
+                          message: "the request body declared \(declared) bytes and yielded \(ended ? "" : "at least ")\(count)")
+}
+
+/// An `HTTPBody`'s chunks as `Data`, failing with `.bodyLengthMismatch` as soon as they pass
+/// the declared length, or at their end when they fall short of it.
+struct LengthCheckedBody: AsyncSequence, Sendable {
+    typealias Element = Data
+    let body: HTTPBody
+    let length: Int64
+    let failure: BodyFailure
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: HTTPBody.AsyncIterator
+        let length: Int64
+        let failure: BodyFailure
+        var count: Int64 = 0
+
+        mutating func next() async throws -> Data? {
+            guard let chunk = try await chunks.next() else {
+                guard count == length else { throw failure.record(lengthMismatch(declared: length, atLeast: Int(count), ended: true)) }
+                return nil
+            }
+            count += Int64(chunk.count)
+            guard count <= length else { throw failure.record(lengthMismatch(declared: length, atLeast: Int(count))) }
+            return Data(chunk)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: body.makeAsyncIterator(), length: length, failure: failure) }
+}
+
+/// The error a streamed request body threw, kept for ``CourierTransport/send(_:body:baseURL:operationID:)``.
+final class BodyFailure: Sendable {
+    private let error = Mutex<OpenAPITransportError?>(nil)
+
+    func record(_ failure: OpenAPITransportError) -> OpenAPITransportError {
+        error.withLock { $0 = failure }
+        return failure
+    }
+
+    var recorded: OpenAPITransportError? { error.withLock { $0 } }
+}
+
+extension HTTPTypes.HTTPResponse {
+    init(_ head: HTTPResponseHead) {
+        var fields = HTTPFields()
+        for field in head.headers {
+            guard let name = HTTPField.Name(field.name) else { continue }
+            fields.append(HTTPField(name: name, value: field.value))
+        }
+        self.init(status: .init(code: head.status), headerFields: fields)
+    }
+}
+
+extension HTTPBody {
+    /// The streamed response's body, handed over as it arrives; none for HEAD.
+    convenience init?(_ response: HTTPStreamingResponse, method: HTTPTypes.HTTPRequest.Method) {
+        guard method != .head else { return nil }
+        let length = response.headers["Content-Length"].flatMap(Int64.init).map(HTTPBody.Length.known) ?? .unknown
+        self.init(response.body.map { ArraySlice($0) }, length: length, iterationBehavior: .single)
+    }
+}
+
+private extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}
