@@ -5,20 +5,11 @@ import Foundation
 import OpenAPINotes
 import OpenAPIRuntime
 
-struct OpenAPIStreamReport: Encodable {
-    var uploadedBytes = 0
-    var uploadHash = ""
-    var downloadedBytes = 0
-    var downloadHash = ""
-    var baselineKiB = 0
-    var peakKiB = 0
-}
-
 /// `openapi-stream <baseURL> <bytes>`: the generated Notes client over CourierTransport sends
 /// `bytes` as a streamed request body (made chunk by chunk on demand) and reads as many back as a
 /// streamed response body; prints byte counts, hashes and the peak RSS of the two.
 func openAPIStream(base: String, total: Int) async throws {
-    var report = OpenAPIStreamReport()
+    var report = Report() // the file fields stay 0
     try await withService { service in
         let client = Client(serverURL: URL(string: base)!, transport: CourierTransport(service: service))
         _ = try await client.getNote(path: .init(id: "warm-up")) // connection and code paths warm

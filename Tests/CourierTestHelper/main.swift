@@ -22,6 +22,7 @@ func resetPeak() {
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
+/// What `stream` and `openapi-stream` print: bytes and hashes each way, and the peak RSS.
 struct Report: Encodable {
     var uploadedBytes = 0
     var uploadHash = ""

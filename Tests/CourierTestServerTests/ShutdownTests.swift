@@ -18,7 +18,7 @@ import Testing
         defer { close(descriptor) }
         let head = "PUT /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n0123456789"
         #expect(head.utf8.count == send(descriptor, head, head.utf8.count, 0))
-        #expect(await eventually(within: 10) { server.counters.inFlight == 1 }, "the upload's handler is waiting for its body")
+        #expect(await eventually(within: 30) { server.counters.inFlight == 1 }, "the upload's handler is waiting for its body")
 
         let started = ContinuousClock.now
         // Unstructured, so a stop() that never returns fails this test instead of hanging it.
