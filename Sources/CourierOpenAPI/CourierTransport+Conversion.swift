@@ -29,25 +29,22 @@ extension CourierTransport {
     static func body(_ body: HTTPBody?, bufferingUpTo limit: Int, failure: BodyFailure) async throws -> Courier.HTTPRequest.Body {
         guard let body else { return .empty }
         switch body.length {
-        case .known(let length) where length <= limit:
-            var bytes = Data()
-            for try await chunk in body {
-                bytes.append(contentsOf: chunk)
-                guard bytes.count <= length else { throw lengthMismatch(declared: length, atLeast: bytes.count) }
-            }
-            guard bytes.count == length else { throw lengthMismatch(declared: length, atLeast: bytes.count, ended: true) }
-            return .data(bytes)
         case .known(let length):
-            // Checked as it streams: curl sends exactly the declared Content-Length, so without
-            // the check a longer body would be cut silently and a shorter one would hang.
-            return .stream(LengthCheckedBody(body: body, length: length, failure: failure), length: length)
+            // Checked in memory and streamed alike: curl sends exactly the declared
+            // Content-Length, so unchecked a longer body would be cut silently and a shorter one
+            // would hang.
+            let checked = LengthCheckedBody(body: body, length: length, failure: failure)
+            guard length <= limit else { return .stream(checked, length: length) }
+            var bytes = Data(capacity: Int(length))
+            for try await chunk in checked { bytes.append(chunk) }
+            return .data(bytes)
         case .unknown:
             return .stream(body.map { Data($0) }, length: nil)
         }
     }
 }
 
-func lengthMismatch(declared: Int64, atLeast count: Int, ended: Bool = false) -> OpenAPITransportError {
+private func lengthMismatch(declared: Int64, atLeast count: Int, ended: Bool = false) -> OpenAPITransportError {
     OpenAPITransportError(code: .bodyLengthMismatch,
                           message: "the request body declared \(declared) bytes and yielded \(ended ? "" : "at least ")\(count)")
 }
