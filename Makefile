@@ -185,14 +185,19 @@ generated-check: deps
 # LeakSanitizer is off: it cannot see pointers Swift packs into enum payloads (Data's storage,
 # for one), so it reports live objects as leaked. The suite's own leak checks run instead, in
 # every build (Tests/CourierTestSupport/LeakChecks.swift; Docs/Reliability.md has the details).
+# Reports go to files (log_path) and are printed again at the end, so the last lines of a failed
+# run (what CI shows) hold the report itself, not only "reported 1 warnings".
 SANITIZE_WIDTH := --experimental-maximum-parallelization-width 4
 sanitize: peers deps
+	rm -rf .build-tsan/reports .build-asan/reports; mkdir -p .build-tsan/reports .build-asan/reports
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs \
-	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_error=0:exitcode=66 \
-		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH)
+	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_error=0:exitcode=66:log_path=$(CURDIR)/.build-tsan/reports/tsan \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
+		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs \
-	ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH)
+	ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan \
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
+		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
 
 ## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs
 docs: deps

@@ -158,7 +158,7 @@ let package = Package(
         // CourierTransport: swift-openapi-generator's clients over a ServiceActor.
         .target(
             name: "CourierOpenAPI",
-            dependencies: ["Courier",
+            dependencies: ["Courier", "CourierSync",
                            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                            .product(name: "HTTPTypes", package: "swift-http-types")]
         ),

@@ -2,7 +2,7 @@ import Courier
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import Synchronization
+import CourierSync
 
 extension Courier.HTTPRequest {
     /// The OpenAPI request at `baseURL`: the server URL's path, then the operation's path and query.
@@ -79,7 +79,7 @@ struct LengthCheckedBody: AsyncSequence, Sendable {
 
 /// The error a streamed request body threw, kept for ``CourierTransport/send(_:body:baseURL:operationID:)``.
 final class BodyFailure: Sendable {
-    private let error = Mutex<OpenAPITransportError?>(nil)
+    private let error = LockedValue<OpenAPITransportError?>(nil)
 
     func record(_ failure: OpenAPITransportError) -> OpenAPITransportError {
         error.withLock { $0 = failure }

@@ -25,3 +25,27 @@ extension Repository {
         return try files.map { ($0, try Data(contentsOf: folder.appendingPathComponent($0))) }
     }
 }
+
+extension Repository {
+    /// Every Swift file under the folder `relative`, as its path inside that folder and its code
+    /// with comments and string literals blanked (so the source checks match code, not prose).
+    package static func swiftCode(under relative: String) throws -> [(path: String, code: String)] {
+        let folder = path(relative)
+        let enumerator = FileManager.default.enumerator(atPath: folder.path)
+        var files: [(String, String)] = []
+        while let file = enumerator?.nextObject() as? String {
+            guard file.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            files.append((file, text.replacing(/\/\/[^\n]*/, with: "").replacing(/"(?:\\.|[^"\\\n])*"/, with: "\"\"")))
+        }
+        return files
+    }
+}
+
+extension Repository {
+    /// The Sources folders people write: all but the generated Google clients.
+    package static func handWrittenTargets() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path("Sources").path)
+            .filter { !["GoogleStorage", "GoogleTasks"].contains($0) }.sorted()
+    }
+}

@@ -24,15 +24,9 @@ import Testing
 
     /// Every Swift file of the SDK by its top folder, with comments and string literals removed.
     static func files() throws -> [(path: String, folder: String, code: String)] {
-        let enumerator = FileManager.default.enumerator(atPath: sources.path)
-        var files: [(String, String, String)] = []
-        while let path = enumerator?.nextObject() as? String {
-            guard path.hasSuffix(".swift"), path.contains("/") else { continue }
-            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
-            let code = text.replacing(/\/\/[^\n]*/, with: "").replacing(/"(?:\\.|[^"\\\n])*"/, with: "\"\"")
-            files.append((path, String(path.split(separator: "/")[0]), code))
+        try Repository.swiftCode(under: "Sources/Courier").filter { $0.path.contains("/") }.map {
+            ($0.path, String($0.path.split(separator: "/")[0]), $0.code)
         }
-        return files
     }
 
     @Test func everyFolderUsesOnlyTheLayersItsRowAllows() throws {

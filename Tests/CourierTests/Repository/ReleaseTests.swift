@@ -24,14 +24,10 @@ import Testing
     @Test func theSDKDeprecatesNothing() throws {
         var found: [String] = []
         var files = 0
-        for target in ["Courier", "CourierLoad", "CourierCommands", "CourierGenerator", "CourierTesting", "CourierSync"] {
-            let root = Repository.path("Sources/\(target)")
-            let enumerator = FileManager.default.enumerator(atPath: root.path)
-            while let path = enumerator?.nextObject() as? String {
-                guard path.hasSuffix(".swift") else { continue }
+        for target in try Repository.handWrittenTargets() {
+            for file in try Repository.swiftCode(under: "Sources/\(target)") {
                 files += 1
-                let code = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-                found += Self.deprecations(in: code).map { "Sources/\(target)/\(path): \($0)" }
+                found += Self.deprecations(in: file.code).map { "Sources/\(target)/\(file.path): \($0)" }
             }
         }
         #expect(files > 150)
