@@ -59,10 +59,10 @@ export SWT_SWIFT_ERROR_BACKTRACING_ENABLED := 0
 # Tests that run in their own processes and move gigabytes: on their own, after the rest,
 # so they neither starve nor are starved by the parallel suite.
 HEAVY_TESTS := UploadProcessTests|MemoryTests|OpenAPIStreamTests
-# Tests whose bound is a rate over real time (the 429 storm): alone, last, when nothing else
-# competes for the 2 cores. Not under the sanitizers, which slow the client below the server's
+# Tests whose bound is a rate over real time (the 429 storm, load ramps per second): alone,
+# last, when nothing else competes for the 2 cores. Not under the sanitizers, which slow the client below the server's
 # quota; the limiter's concurrency is checked there by the conformance and cancellation tests.
-TIMED_TESTS := RateLimitStormTests
+TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
 

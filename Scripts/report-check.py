@@ -28,14 +28,17 @@ MEASURE = r"""
     const lines = [...svg.querySelectorAll('path.line')].map(p => ({
       name: p.querySelector('title')?.textContent ?? '?', length: p.getTotalLength()
     }));
-    return { label: svg.getAttribute('aria-label'), width: box.width, height: box.height, lines };
+    const markers = [...svg.querySelectorAll('line.marker')].map(l => l.getBoundingClientRect().height);
+    return { label: svg.getAttribute('aria-label'), width: box.width, height: box.height, lines, markers };
   });
   const bars = [...document.querySelectorAll('svg.bars path.bar')].map(p => {
     const b = p.getBBox(); return { name: p.querySelector('title')?.textContent ?? '?', area: b.width * b.height };
   });
   const body = getComputedStyle(document.body);
   return JSON.stringify({ charts, bars, background: body.backgroundColor, color: body.color,
-                          title: document.title, sections: document.querySelectorAll('section').length });
+                          title: document.title, sections: document.querySelectorAll('section').length,
+                          stages: [...document.querySelectorAll('section')].filter(s => s.querySelector('h2')?.textContent === 'Stages')
+                                    .map(s => s.querySelectorAll('tbody tr').length)[0] ?? 0 });
 })()
 """
 
@@ -80,9 +83,10 @@ def browser():
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     report, out = os.path.abspath(sys.argv[1]), sys.argv[2]
+    stages = int(sys.argv[3]) if len(sys.argv) == 4 else None  # the run's stages, when it ramped
     os.makedirs(out, exist_ok=True)
     port = free_port()
     profile = tempfile.mkdtemp(prefix="courier-chromium-")
@@ -131,6 +135,14 @@ def main():
                 for line in chart["lines"]:
                     if not line["length"] > 0:
                         failures.append(f"{scheme}: {chart['label']!r}: line {line['name']!r} has no drawn length")
+            # A ramp's report: a row per stage, and each chart over time marks where stages 2… begin.
+            if stages is not None and measured["stages"] != stages:
+                failures.append(f"{scheme}: {measured['stages']} rows in Stages, the run had {stages}")
+            for chart in measured["charts"]:
+                if "over the run" in chart["label"] or "per interval" in chart["label"]:
+                    markers = chart["markers"]
+                    if len(markers) != max(0, measured["stages"] - 1) or any(not height > 50 for height in markers):
+                        failures.append(f"{scheme}: {chart['label']!r}: stage markers {markers} for {measured['stages']} stages")
             if not measured["bars"] or any(not bar["area"] > 0 for bar in measured["bars"]):
                 failures.append(f"{scheme}: status bars missing or empty: {measured['bars']}")
             shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
@@ -139,6 +151,7 @@ def main():
                 file.write(base64.b64decode(shot["data"]))
             lines = sum(len(c["lines"]) for c in measured["charts"])
             print(f"report-check {scheme}: {len(measured['charts'])} charts, {lines} lines, {len(measured['bars'])} bars, "
+                  f"{measured['stages']} stages, "
                   f"background {measured['background']}, {len(errors)} errors → {path}")
         if seen["light"]["background"] == seen["dark"]["background"]:
             failures.append("the page looks the same in the light and the dark colour scheme")

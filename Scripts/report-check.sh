@@ -2,7 +2,8 @@
 # Makes a real load report and has headless Chromium check it (Scripts/report-check.py):
 #   Scripts/report-check.sh [COURIER_BINARY] [OUT_DIR]
 # A 6-second open-model run against `courier serve` (a mix with a slow endpoint and 503s, so
-# every chart has something to draw), then the browser check in a light and a dark page.
+# every chart has something to draw; its rate ramps in stages, so the stage marks show), then the
+# browser check in a light and a dark page.
 set -euo pipefail
 courier=${1:-.build/debug/courier}
 out=${2:-.build/report-check}
@@ -20,7 +21,8 @@ cat > "$out/mix.json" <<JSON
  {"name": "echo", "method": "POST", "url": "$base/echo", "body": "{\"x\": 1}", "weight": 1}]
 JSON
 status=0
-"$courier" load --scenario "$out/mix.json" --rate 400 -c 64 -d 6s --threshold 'p99<100ms' --threshold 'errors<5%' \
+"$courier" load --scenario "$out/mix.json" --rate 100 --stage 2s:400/s --stage 4s:400/s -c 64 \
+    --threshold 'p99<100ms' --threshold 'errors<5%' --threshold 'stage=2:p99<100ms' \
     --report "$out/report.html" --output "$out/result.json" || status=$?
 [ "$status" = 0 ] || [ "$status" = 99 ] || { echo "report-check: courier load failed ($status)"; exit 1; }
-python3 Scripts/report-check.py "$out/report.html" "$out"
+python3 Scripts/report-check.py "$out/report.html" "$out" 2

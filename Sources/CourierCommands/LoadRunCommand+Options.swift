@@ -20,8 +20,12 @@ extension LoadRunCommand {
         options.concurrency = concurrency
         if let connections, connections < 1 { throw ValidationError("--connections must be at least 1") }
         options.connections = connections
-        options.duration = try DurationParsing.require(duration, "--duration")
+        options.duration = try DurationParsing.require(duration ?? "10s", "--duration")
         guard options.duration > .zero || requests != nil else { throw ValidationError("--duration must be positive") }
+        if !stages.isEmpty {
+            if duration != nil { throw ValidationError("--stage sets the run's length: give stages or --duration, not both") }
+            options.ramp = try Self.parseRamp(stages)
+        }
         if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
         options.requests = requests
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
@@ -67,7 +71,31 @@ extension LoadRunCommand {
         if let shard = options.shard, concurrency < shard.count {
             throw ValidationError("--concurrency \(concurrency) cannot be split over \(shard.count) shards: give at least one per shard")
         }
+        do { try LoadRunner.validate(options) } catch let error as LoadError { throw ValidationError(error.message) }
         return options
+    }
+
+    /// `--stage 30s:100/s …` (rates) or `--stage 1m:200 …` (requests in flight), never both kinds.
+    static func parseRamp(_ texts: [String]) throws -> LoadRamp {
+        var kinds: Set<LoadRamp.Kind> = []
+        let stages = try texts.map { text -> LoadStage in
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let duration = DurationParsing.parse(parts[0]) else {
+                throw ValidationError("--stage \(text): expected length:target, as 30s:100/s (a rate) or 1m:200 (requests in flight)")
+            }
+            let isRate = parts[1].hasSuffix("/s")
+            kinds.insert(isRate ? .rate : .concurrency)
+            guard let target = Double(isRate ? String(parts[1].dropLast(2)) : parts[1]) else {
+                throw ValidationError("--stage \(text): \(parts[1]) is not a number\(isRate ? " per second" : "")")
+            }
+            do { return try LoadStage(duration: duration, target: target) } catch let error as LoadError {
+                throw ValidationError("--stage \(text): \(error.message)")
+            }
+        }
+        guard let kind = kinds.first, kinds.count == 1 else {
+            throw ValidationError("--stage: give every stage a rate (30s:100/s) or every stage a count in flight (1m:200), not both")
+        }
+        return LoadRamp(kind, stages: stages)
     }
 
     /// `--shard i/n`, or `--shards n` with the index from `JOB_COMPLETION_INDEX`.

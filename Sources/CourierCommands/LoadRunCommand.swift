@@ -12,12 +12,16 @@ public struct LoadRunCommand: AsyncParsableCommand {
         discussion: """
             Closed model by default: --concurrency requests in flight, each followed at once by the \
             next. With --rate, the open model: requests start at that constant rate and latency counts \
-            from each one's intended start, so a stalling server cannot hide its queue (as in wrk2).
+            from each one's intended start, so a stalling server cannot hide its queue (as in wrk2). \
+            With --stage, the load ramps (as k6's ramping executors do): each stage moves the rate \
+            (30s:100/s) or the requests in flight (1m:200) in a straight line to its target, and the \
+            run lasts the stages' total length.
 
             Examples:
               courier load http://127.0.0.1:8080/api -c 64 -d 30s
               courier load http://127.0.0.1:8080/api --rate 2000 -d 1m --threshold 'p99<50ms'
               courier load --scenario mix.json -c 100 -n 100000 --json > result.json
+              courier load http://127.0.0.1:8080/api -c 500 --stage 30s:100/s --stage 2m:1000/s --stage 30s:0/s
               courier load https://api.example.com/ --rate 20000 -d 5m --shards 20 --output gs://bucket/run-1/
 
             Sharded: --shard i/n, or --shards n in a Kubernetes Indexed Job (the index from \
@@ -36,14 +40,19 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "Connections per host (default: one per request in flight; with --http2, one per 100).")
     var connections: Int?
 
-    @Option(name: .shortAndLong, help: "How long to load, after the warm-up: 10s, 2m, 1m30s.")
-    var duration = "10s"
+    @Option(name: .shortAndLong, help: "How long to load, after the warm-up: 10s, 2m, 1m30s (default 10s).")
+    var duration: String?
 
     @Option(name: [.customShort("n"), .long], help: "Send this many requests instead of loading for a duration.")
     var requests: Int?
 
     @Option(help: "The open model: start this many requests per second, whatever the server does.")
     var rate: Double?
+
+    @Option(name: .customLong("stage"), help: ArgumentHelp(
+        "A stage of a ramp, repeatable: LENGTH:RATE/s ramps the open model's arrival rate (from --rate, or 0), LENGTH:N the closed model's requests in flight (from 0), in a straight line to the target over the length.",
+        valueName: "length:target"))
+    var stages: [String] = []
 
     @Option(help: "Load this long first without recording (connections open, caches fill).")
     var warmup = "0s"

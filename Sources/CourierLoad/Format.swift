@@ -47,4 +47,9 @@ enum Format {
     static func seconds(_ seconds: Double) -> String {
         seconds < 60 ? String(format: "%.2fs", seconds) : "\(Int(seconds) / 60)m\(Int(seconds) % 60)s"
     }
+
+    /// A number as short as it reads exactly: 30 → `30`, 2.5 → `2.5`.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
 }

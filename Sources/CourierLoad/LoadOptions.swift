@@ -15,6 +15,9 @@ public struct LoadOptions: Sendable {
     /// The open model: requests per second at a constant rate. Latency then counts from the
     /// intended send time, correcting coordinated omission as wrk2 does.
     public var rate: Double?
+    /// Stages that ramp the load instead of holding it constant; the run lasts their total
+    /// length, and ``duration`` and ``requests`` do not apply.
+    public var ramp: LoadRamp?
     /// Load first for this long without recording.
     public var warmup: Duration = .zero
     public var method = "GET"
@@ -41,17 +44,25 @@ public struct LoadOptions: Sendable {
 
     public init() {}
 
+    /// The open model: a rate, constant or ramping.
+    var isOpen: Bool { rate != nil || ramp?.kind == .rate }
+
     /// The settings a report shows beside the figures, as text; never a credential.
     public var settings: [String: String] {
         var settings = [
             "method": scenario == nil ? method : "scenario",
-            "concurrency": String(concurrency),
+            "concurrency": String(LoadRunner.workers(options: self)),
             "http": http2 ? "2" : "1.1",
             "timeout": "\(timeout)",
             "executor": loopExecutor ? "loop" : "default",
         ]
         if let requests { settings["requests"] = String(requests) } else { settings["duration"] = "\(duration)" }
-        if let rate { settings["rate"] = rate == rate.rounded() && rate < 1e15 ? String(Int(rate)) : String(rate) }
+        if let rate { settings["rate"] = Format.number(rate) }
+        if let ramp {
+            settings["stages"] = ramp.stages.map { "\(Format.number($0.seconds))s:\(Format.number($0.target))\(ramp.kind == .rate ? "/s" : "")" }
+                .joined(separator: " ")
+            settings.removeValue(forKey: "duration")
+        }
         if warmup > .zero { settings["warmup"] = "\(warmup)" }
         if let connections { settings["connections"] = String(connections) }
         if let scenario { settings["scenario requests"] = String(scenario.requests.count) }
@@ -59,4 +70,26 @@ public struct LoadOptions: Sendable {
         if bearerToken != nil || serviceAccountKey != nil { settings["authorization"] = bearerToken != nil ? "bearer" : "service account" }
         return settings
     }
+}
+
+/// A run whose load changes in stages (`--stage`), as k6's ramping executors do.
+public struct LoadRamp: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable {
+        /// The open model's arrival rate ramps, from ``LoadOptions/rate`` (or 0).
+        case rate
+        /// The closed model's requests in flight ramp, from 0; ``LoadOptions/concurrency`` is
+        /// then not used.
+        case concurrency
+    }
+
+    public var kind: Kind
+    public var stages: [LoadStage]
+
+    public init(_ kind: Kind, stages: [LoadStage]) {
+        self.kind = kind
+        self.stages = stages
+    }
+
+    /// Seconds from the start to the end of the last stage.
+    public var seconds: Double { stages.reduce(0) { $0 + $1.seconds } }
 }

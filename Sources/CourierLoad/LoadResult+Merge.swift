@@ -37,6 +37,7 @@ extension LoadResult {
         runs += other.runs
         thresholds = [] // they judged the parts, not the whole: evaluate again on the merge
         shard = nil
+        if ramp != other.ramp { ramp = nil } // shards of one run share its stages; other runs have no common ones
         if var mine = timeline, let theirs = other.timeline {
             mine.merge(theirs)
             timeline = mine

@@ -11,7 +11,7 @@ public struct LoadResult: Codable, Sendable, Equatable {
 
     /// What was loaded: the URL, or the scenario's URLs.
     public var target: String
-    /// `closed` (a fixed number in flight) or `open` (a constant arrival rate).
+    /// `closed` (a number in flight) or `open` (an arrival rate).
     public var model: LoadModel
     /// Requests in flight at once (closed), or at most (open); summed by a merge.
     public var concurrency: Int
@@ -45,6 +45,8 @@ public struct LoadResult: Codable, Sendable, Equatable {
     public var timeline: LoadTimeline?
     /// The run's settings as text (``LoadOptions/settings``), for reports.
     public var settings: [String: String]
+    /// The whole run's stages, when its load ramped (a shard's result carries the whole run's).
+    public var ramp: LoadRamp?
 
     public init(target: String, model: LoadModel, concurrency: Int, rate: Double? = nil, durationSeconds: Double = 0,
                 requests: Int = 0, errors: Int = 0, bytesReceived: Int64 = 0, bytesSent: Int64 = 0,
@@ -81,7 +83,7 @@ public struct LoadResult: Codable, Sendable, Equatable {
 public enum LoadModel: String, Codable, Sendable {
     /// A fixed number of requests in flight: each sends its next as soon as the last one ends.
     case closed
-    /// Requests start at a constant rate whether or not earlier ones have ended.
+    /// Requests start at a given rate (constant or ramping) whether or not earlier ones have ended.
     case open
     /// A merge of closed- and open-model runs.
     case mixed
@@ -106,7 +108,7 @@ extension LoadResult {
     enum CodingKeys: String, CodingKey {
         case schema, target, model, concurrency, rate, durationSeconds, requests, errors, requestsPerSecond, errorRate
         case bytesReceived, bytesSent, statusCodes, errorKinds, latency, endpoints, runs, thresholds
-        case shard, timeline, settings
+        case shard, timeline, settings, ramp
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,6 +139,7 @@ extension LoadResult {
         shard = try container.decodeIfPresent(LoadShard.self, forKey: .shard)
         timeline = try container.decodeIfPresent(LoadTimeline.self, forKey: .timeline)
         settings = try container.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
+        ramp = try container.decodeIfPresent(LoadRamp.self, forKey: .ramp)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -162,6 +165,7 @@ extension LoadResult {
         try container.encodeIfPresent(shard, forKey: .shard)
         try container.encodeIfPresent(timeline, forKey: .timeline)
         try container.encode(settings, forKey: .settings)
+        try container.encodeIfPresent(ramp, forKey: .ramp)
     }
 
     /// The JSON form, keys sorted, for `--json` and files to merge.

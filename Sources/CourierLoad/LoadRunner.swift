@@ -13,7 +13,8 @@ import Foundation
 /// ```
 ///
 /// Workers are child tasks that each keep one request in flight (closed model) or take the next
-/// slot of a constant-rate schedule (open model). Cancelling the calling task ends the run early:
+/// slot of a schedule at a constant or ramping rate (open model). With a ramp of requests in
+/// flight, worker `i` runs while the ramp allows more than `i`. Cancelling the calling task ends the run early:
 /// requests in flight are cancelled and not counted, and the result covers what completed.
 public struct LoadRunner: Sendable {
     public let options: LoadOptions
@@ -23,17 +24,27 @@ public struct LoadRunner: Sendable {
     ///
     /// - Parameter defaultURL: what to load when the options name no URL and no scenario.
     public init(options: LoadOptions, defaultURL: URL? = nil) throws {
+        try Self.validate(options)
+        self.options = options
+        plan = try LoadPlan(options: options, defaultURL: defaultURL)
+    }
+
+    /// Checks the options alone (not the requests), as a command line does before anything else.
+    ///
+    /// - Throws: ``LoadError/invalidArgument(_:)`` naming what is wrong.
+    public static func validate(_ options: LoadOptions) throws {
         guard options.concurrency >= 1 else { throw LoadError.invalidArgument("concurrency must be at least 1") }
         if let requests = options.requests, requests < 1 { throw LoadError.invalidArgument("requests must be at least 1") }
         if let rate = options.rate, !(rate > 0 && rate.isFinite) { throw LoadError.invalidArgument("rate must be a positive number") }
-        guard options.duration > .zero || options.requests != nil else { throw LoadError.invalidArgument("duration must be positive") }
+        guard options.duration > .zero || options.requests != nil || options.ramp != nil else {
+            throw LoadError.invalidArgument("duration must be positive")
+        }
         guard options.warmup >= .zero else { throw LoadError.invalidArgument("warm-up must not be negative") }
         guard options.timeout > .zero else { throw LoadError.invalidArgument("timeout must be positive") }
-        if let shard = options.shard, options.concurrency < shard.count {
-            throw LoadError.invalidArgument("concurrency \(options.concurrency) cannot be split over \(shard.count) shards")
+        if let ramp = options.ramp { try check(ramp, options: options) }
+        if let shard = options.shard, workers(options: options) < shard.count {
+            throw LoadError.invalidArgument("concurrency \(workers(options: options)) cannot be split over \(shard.count) shards")
         }
-        self.options = options
-        plan = try LoadPlan(options: options, defaultURL: defaultURL)
     }
 
     /// The service settings a run uses: enough connections for the concurrency, no retries
@@ -82,25 +93,62 @@ public struct LoadRunner: Sendable {
         }
         let recorder = LoadRecorder(endpointNames: names)
         let limit: LoadSchedule.Limit = options.requests.map { .requests($0) }
-            ?? .duration(nanoseconds: options.duration.nanoseconds)
+            ?? .duration(nanoseconds: options.ramp.map { UInt64($0.seconds * 1e9) } ?? options.duration.nanoseconds)
         let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,
                                   warmingUp: false, progress: progress)
-        var result = recorder.result(target: plan.target, model: options.rate == nil ? .closed : .open,
-                                     concurrency: workerCount, rate: options.rate.map { $0 / Double(options.shard?.count ?? 1) },
+        var result = recorder.result(target: plan.target, model: options.isOpen ? .open : .closed,
+                                     concurrency: workerCount,
+                                     rate: options.ramp == nil ? options.rate.map { $0 / Double(options.shard?.count ?? 1) } : nil,
                                      durationSeconds: seconds)
         result.shard = options.shard
+        result.ramp = options.ramp
         result.settings = options.settings
         return result
     }
 
-    /// Requests in flight in this process: its shard's share of the concurrency.
-    var workerCount: Int { options.shard?.share(of: options.concurrency) ?? options.concurrency }
+    /// Requests in flight in this process, at most: its shard's share of the concurrency.
+    var workerCount: Int { options.shard?.share(of: Self.workers(options: options)) ?? Self.workers(options: options) }
+
+    /// The whole run's workers: the concurrency, or the peak of a ramp of requests in flight.
+    static func workers(options: LoadOptions) -> Int {
+        guard let ramp = options.ramp, ramp.kind == .concurrency else { return options.concurrency }
+        return Int(StageProfile(initial: 0, stages: ramp.stages).peak.rounded(.up))
+    }
+
+    private static func check(_ ramp: LoadRamp, options: LoadOptions) throws {
+        guard !ramp.stages.isEmpty else { throw LoadError.invalidArgument("a ramp has at least one stage") }
+        guard options.requests == nil else { throw LoadError.invalidArgument("stages set the run's length: give stages or a request count, not both") }
+        guard options.warmup == .zero else { throw LoadError.invalidArgument("stages ramp up themselves: give the first stage instead of a warm-up") }
+        switch ramp.kind {
+        case .rate:
+            guard StageProfile(initial: options.rate ?? 0, stages: ramp.stages).segments.contains(where: { $0.count >= 1 }) else {
+                throw LoadError.invalidArgument("the stages' rates never reach one request")
+            }
+        case .concurrency:
+            guard options.rate == nil else {
+                throw LoadError.invalidArgument("stages of requests in flight are the closed model: give them without a rate, or give rates (30s:100/s)")
+            }
+            guard workers(options: options) >= 1 else { throw LoadError.invalidArgument("the stages never put a request in flight") }
+        }
+    }
+
+    /// The open model's arrival rate over the run.
+    private var rateProfile: StageProfile? {
+        if let ramp = options.ramp, ramp.kind == .rate { return StageProfile(initial: options.rate ?? 0, stages: ramp.stages) }
+        return options.rate.map { StageProfile(constant: $0) }
+    }
+
+    /// The closed model's ramp of requests in flight, if it ramps.
+    private var inFlightProfile: StageProfile? {
+        guard let ramp = options.ramp, ramp.kind == .concurrency else { return nil }
+        return StageProfile(initial: 0, stages: ramp.stages)
+    }
 
     /// Runs the workers until the schedule ends; returns the seconds it took.
     private func phase(on service: ServiceActor, limit: LoadSchedule.Limit, recorder: LoadRecorder,
                        authorizer: (any Authorizer)?, warmingUp: Bool,
                        progress: (@Sendable (LoadProgress) -> Void)?) async -> Double {
-        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: options.rate, shard: options.shard)
+        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: rateProfile, shard: options.shard)
         recorder.startClock(at: schedule.start)
         let ticker = progress.map { report in
             Task {
@@ -108,11 +156,12 @@ public struct LoadRunner: Sendable {
                                 report: report)
             }
         }
-        let workers: @Sendable () async -> Void = { [plan, workerCount] in
+        let workers: @Sendable () async -> Void = { [plan, workerCount, inFlightProfile, shard = options.shard] in
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<workerCount {
+                for local in 0..<workerCount {
+                    let ramp = inFlightProfile.map { LoadWorker.Ramp(profile: $0, number: shard?.globalNumber(local) ?? local) }
                     let worker = LoadWorker(plan: plan, service: service, authorizer: authorizer,
-                                            schedule: schedule, recorder: recorder)
+                                            schedule: schedule, recorder: recorder, ramp: ramp)
                     group.addTask { await worker.run() }
                 }
             }

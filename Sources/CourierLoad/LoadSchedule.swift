@@ -2,7 +2,8 @@ import Synchronization
 
 /// Hands out the next request to workers and says when to stop.
 ///
-/// In the open model each request has an intended start time, `start + n / rate`; latency counts
+/// In the open model each request has an intended start time: `start + n / rate` at a constant
+/// rate, or where the integral of a ramping rate reaches `n` (``StageProfile``). Latency counts
 /// from it, not from when a worker got round to it, so a stalled server's queue shows in the
 /// percentiles instead of being hidden (coordinated omission, corrected as wrk2 does).
 final class LoadSchedule: Sendable {
@@ -13,8 +14,8 @@ final class LoadSchedule: Sendable {
 
     let start: UInt64
     private let limit: Limit
-    /// Nanoseconds between intended starts of the whole run, in the open model.
-    private let interval: Double?
+    /// The whole run's arrival rate over time, in the open model.
+    private let rate: StageProfile?
     /// Which of the whole run's request numbers are this process's (all of them unsharded).
     private let shard: LoadShard?
     private let issued = Atomic<Int>(0)
@@ -23,11 +24,11 @@ final class LoadSchedule: Sendable {
     ///   - limit: the whole run's: a sharded schedule sends its share of the requests, or of the
     ///     open model's slots within the duration.
     ///   - rate: the whole run's rate, so a shard's intended starts interleave with the others'.
-    init(start: UInt64, limit: Limit, rate: Double?, shard: LoadShard? = nil) {
+    init(start: UInt64, limit: Limit, rate: StageProfile?, shard: LoadShard? = nil) {
         self.start = start
         self.limit = limit
         self.shard = shard
-        interval = rate.map { 1e9 / $0 }
+        self.rate = rate
     }
 
     struct Slot {
@@ -41,8 +42,9 @@ final class LoadSchedule: Sendable {
     func next() -> Slot? {
         let local = issued.wrappingAdd(1, ordering: .relaxed).oldValue
         let number = shard?.globalNumber(local) ?? local
-        if let interval {
-            let intended = start + UInt64(Double(number) * interval)
+        if let rate {
+            guard let due = rate.dueTime(ofRequest: number) else { return nil }
+            let intended = start + UInt64(due * 1e9)
             switch limit {
             case .duration(let nanoseconds): if intended >= start + nanoseconds { return nil }
             case .requests(let count): if number >= count { return nil }

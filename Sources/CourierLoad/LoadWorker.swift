@@ -7,9 +7,17 @@ struct LoadWorker: Sendable {
     let authorizer: (any Authorizer)?
     let schedule: LoadSchedule
     let recorder: LoadRecorder
+    /// In a ramp of requests in flight, which worker this is: it runs only while the ramp allows
+    /// more than `number` requests in flight.
+    var ramp: Ramp?
+
+    struct Ramp: Sendable {
+        let profile: StageProfile
+        let number: Int
+    }
 
     func run() async {
-        while let slot = schedule.next(), !Task.isCancelled {
+        while await mayRun(), let slot = schedule.next(), !Task.isCancelled {
             let index = plan.pick(number: slot.number)
             let entry = plan.entries[index]
             let started: UInt64
@@ -37,6 +45,18 @@ struct LoadWorker: Sendable {
                                        microseconds: elapsed(since: started, now: now), sent: 0, now: now)
             }
         }
+    }
+
+    /// Waits until the ramp lets this worker send; false when it never will again.
+    private func mayRun() async -> Bool {
+        guard let ramp else { return true }
+        let seconds = Double(monotonicNanoseconds() - schedule.start) / 1e9
+        guard let time = ramp.profile.firstTime(above: Double(ramp.number), atOrAfter: seconds),
+              time < ramp.profile.totalSeconds else { return false }
+        if time > seconds {
+            do { try await Task.sleep(nanoseconds: UInt64((time - seconds) * 1e9)) } catch { return false }
+        }
+        return true
     }
 
     private func elapsed(since start: UInt64, now: UInt64) -> UInt64 {

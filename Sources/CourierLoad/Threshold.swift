@@ -5,7 +5,9 @@ import Foundation
 /// Metrics: `p50`, `p99.9` (or `p(99.9)`), `mean`, `stdev`, `min`, `max` take a duration in `us`,
 /// `ms` (the default) or `s`; `errors` takes a percentage (`0.1%`) or, without `%`, a count;
 /// `rps` and `requests` take numbers. `<`, `<=`, `>` and `>=` compare. A scenario endpoint's
-/// name before a colon scopes the condition to it: `create:p99<50ms`.
+/// name before a colon scopes the condition to it: `create:p99<50ms`; so does a stage of a ramp,
+/// by its number from 1: `stage=2:p99<50ms` (its figures come from the run's timeline, so
+/// latencies are to two significant digits, and requests count in the second they ended).
 public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     public enum Metric: Sendable, Equatable {
         case percentile(Double)
@@ -30,6 +32,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// The text it was parsed from.
     public let expression: String
     public let endpoint: String?
+    /// The stage of a ramp the condition is scoped to, from 1.
+    public let stage: Int?
     public let metric: Metric
     public let comparison: Comparison
     /// In the metric's base unit: microseconds, a fraction (0…1), a count or requests per second.
@@ -40,12 +44,19 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     public init(_ expression: String) throws {
         self.expression = expression
         var text = Substring(expression.filter { !$0.isWhitespace })
+        var scope: String?
         if let colon = text.firstIndex(of: ":") {
-            endpoint = String(text[..<colon])
+            scope = String(text[..<colon])
             text = text[text.index(after: colon)...]
-            guard !(endpoint ?? "").isEmpty else { throw LoadError.invalidThreshold("\(expression): empty endpoint name") }
+            guard !(scope ?? "").isEmpty else { throw LoadError.invalidThreshold("\(expression): empty endpoint name") }
+        }
+        if let scope, scope.lowercased().hasPrefix("stage=") {
+            guard let number = Int(scope.dropFirst(6)), number >= 1 else {
+                throw LoadError.invalidThreshold("\(expression): \(scope) does not name a stage (stage=1 is the first)")
+            }
+            (stage, endpoint) = (number, nil)
         } else {
-            endpoint = nil
+            (stage, endpoint) = (nil, scope)
         }
         guard let (operatorRange, comparison) = Self.findComparison(in: text) else {
             throw LoadError.invalidThreshold("\(expression): expected <, <=, > or >= (as in p99<200ms)")
@@ -111,8 +122,15 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         return number * 1000
     }
 
-    /// Judges `result`; a threshold on an endpoint the result lacks fails.
+    /// Judges `result`; a threshold on an endpoint or a stage the result lacks fails.
     public func evaluate(_ result: LoadResult) -> ThresholdOutcome {
+        var result = result
+        if let stage {
+            guard let figures = result.stageFigures(stage) else {
+                return ThresholdOutcome(expression: expression, passed: false, actual: nil, display: "no stage \(stage) in the result")
+            }
+            result = figures
+        }
         guard let actual = actualValue(in: result) else {
             return ThresholdOutcome(expression: expression, passed: false, actual: nil, display: "no endpoint \"\(endpoint ?? "")\"")
         }

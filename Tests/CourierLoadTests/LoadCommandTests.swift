@@ -48,6 +48,43 @@ import Testing
         }
     }
 
+    /// `--stage`: rates (`/s`) ramp the open model, bare counts the closed model's requests in flight.
+    @Test func stagesAreParsed() throws {
+        let open = try LoadRunCommand.parse(["http://x/", "--stage", "30s:100/s", "--stage", "1m30s:1000/s", "--stage", "30s:0/s"]).makeOptions()
+        #expect(open.ramp == LoadRamp(.rate, stages: [try LoadStage(duration: .seconds(30), target: 100),
+                                                     try LoadStage(duration: .seconds(90), target: 1000),
+                                                     try LoadStage(duration: .seconds(30), target: 0)]))
+        #expect(open.settings["stages"] == "30s:100/s 90s:1000/s 30s:0/s")
+        let closed = try LoadRunCommand.parse(["http://x/", "--stage", "1m:200", "--stage", "500ms:10"]).makeOptions()
+        #expect(closed.ramp == LoadRamp(.concurrency, stages: [try LoadStage(duration: .seconds(60), target: 200),
+                                                              try LoadStage(duration: .milliseconds(500), target: 10)]))
+        #expect(closed.settings["concurrency"] == "200")
+    }
+
+    /// Each mistake names the argument and what is wrong, before the run.
+    @Test(arguments: [
+        (["--stage", "30s"], "--stage 30s: expected length:target"),
+        (["--stage", "soon:100/s"], "--stage soon:100/s: expected length:target"),
+        (["--stage", "30s:fast/s"], "fast/s is not a number per second"),
+        (["--stage", "0s:100/s"], "--stage 0s:100/s: a stage lasts longer than 0 s"),
+        (["--stage", "30s:-4"], "--stage 30s:-4"),
+        (["--stage", "30s:100/s", "--stage", "30s:50"], "not both"),
+        (["--stage", "30s:100/s", "-d", "1m"], "give stages or --duration"),
+        (["--stage", "30s:100/s", "-n", "100"], "a request count"),
+        (["--stage", "30s:0/s"], "never reach one request"),
+        (["--stage", "30s:10", "--rate", "5"], "closed model"),
+        (["--stage", "30s:100/s", "--warmup", "5s"], "warm-up"),
+    ])
+    func badStagesNameTheArgument(arguments: [String], message: String) {
+        do {
+            let command = try LoadRunCommand.parse(["http://x/"] + arguments)
+            try command.validate()
+            Issue.record("\(arguments) was accepted")
+        } catch {
+            #expect(LoadRunCommand.message(for: error).contains(message), "\(LoadRunCommand.message(for: error))")
+        }
+    }
+
     @Test(arguments: [("10s", 10_000.0), ("500ms", 500), ("2m", 120_000), ("1m30s", 90_000), ("1h", 3_600_000), ("1.5", 1_500),
                       ("250us", 0.25)])
     func durations(text: String, milliseconds: Double) throws {
@@ -172,6 +209,9 @@ import Testing
         let run = try await runProcess(Self.courier, ["load", "http://127.0.0.1:9/", "-c", "zero"], timeout: 60)
         #expect(run.status == 64)
         #expect(run.error.contains("concurrency"))
+        let stage = try await runProcess(Self.courier, ["load", "http://127.0.0.1:9/", "--stage", "30s:fast"], timeout: 60)
+        #expect(stage.status == 64)
+        #expect(stage.error.contains("--stage 30s:fast"))
         let merge = try await runProcess(Self.courier, ["load", "merge", "/does/not/exist.json"], timeout: 60)
         #expect(merge.status != 0)
         #expect(merge.error.contains("/does/not/exist.json"))

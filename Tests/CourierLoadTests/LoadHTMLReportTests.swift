@@ -59,4 +59,19 @@ import Testing
         #expect(html.contains("no timeline"))
         #expect(html.contains("No responses."))
     }
+
+    /// A ramp's report: the stages in the header and in a table of their own figures, and a
+    /// marker where each later stage begins on both charts over time.
+    @Test func aRampMarksItsStages() throws {
+        var result = try sampleResult()
+        result.ramp = LoadRamp(.rate, stages: [try LoadStage(duration: .seconds(2), target: 300), try LoadStage(duration: .seconds(3), target: 300)])
+        let html = LoadHTMLReport(result).html
+        #expect(html.contains("ramping to 300 → 300 requests/s in 2 stages"))
+        #expect(html.contains("<h2>Stages</h2>"))
+        // Stage 1 is seconds 0–2 of a 200/s sample: 400 requests.
+        #expect(html.contains("<tr><td>1</td><td>0–2 s</td><td>300/s</td><td>400</td><td>200.00</td>"), "\(html)")
+        #expect(html.components(separatedBy: "<line class=\"marker\"").count - 1 == 2, "stage 2's mark on two charts")
+        #expect(html.contains(">stage 2</text>"))
+        #expect(!LoadHTMLReport(try sampleResult()).html.contains("<h2>Stages</h2>"))
+    }
 }

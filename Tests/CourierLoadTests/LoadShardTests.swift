@@ -24,13 +24,14 @@ import Testing
 
     /// Every request number once across the shards: the same numbers as an unsharded schedule.
     @Test func requestNumbersInterleaveExactly() throws {
-        func numbers(_ shard: LoadShard?, rate: Double?) -> [Int: UInt64?] {
+        func numbers(_ shard: LoadShard?, rate: StageProfile?) -> [Int: UInt64?] {
             let schedule = LoadSchedule(start: 1_000, limit: .requests(103), rate: rate, shard: shard)
             var seen: [Int: UInt64?] = [:]
             while let slot = schedule.next() { seen[slot.number] = slot.intendedStart }
             return seen
         }
-        for rate in [nil, 250.0] {
+        let ramp = StageProfile(initial: 10, stages: [try LoadStage(duration: .seconds(1), target: 150), try LoadStage(duration: .seconds(1), target: 40)])
+        for rate in [nil, StageProfile(constant: 250), ramp] {
             let whole = numbers(nil, rate: rate)
             #expect(whole.count == 103)
             var union: [Int: UInt64?] = [:]
@@ -46,15 +47,19 @@ import Testing
 
     /// An open-model run for a duration: the shards' slots are the whole run's slots.
     @Test func theOpenModelsSlotsWithinADurationAreSplitExactly() throws {
-        func count(_ shard: LoadShard?) -> Int {
-            let schedule = LoadSchedule(start: 0, limit: .duration(nanoseconds: 2_000_000_000), rate: 333, shard: shard)
+        func count(_ shard: LoadShard?, _ rate: StageProfile) -> Int {
+            let schedule = LoadSchedule(start: 0, limit: .duration(nanoseconds: 2_000_000_000), rate: rate, shard: shard)
             var slots = 0
             while schedule.next() != nil { slots += 1 }
             return slots
         }
-        let parts = try (0..<7).map { count(try LoadShard(index: $0, count: 7)) }
-        #expect(parts.reduce(0, +) == count(nil))
-        #expect(count(nil) == 666)
+        // A ramp from 0 to 333/s over 2 s has 333 slots: the area under the rate.
+        let ramp = StageProfile(initial: 0, stages: [try LoadStage(duration: .seconds(2), target: 333)])
+        for (rate, slots) in [(StageProfile(constant: 333), 666), (ramp, 333)] {
+            let parts = try (0..<7).map { count(try LoadShard(index: $0, count: 7), rate) }
+            #expect(parts.reduce(0, +) == count(nil, rate))
+            #expect(count(nil, rate) == slots)
+        }
     }
 
     /// The mix follows the weights to within a request or two, and is a function of the numbers.

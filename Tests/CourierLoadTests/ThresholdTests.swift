@@ -31,6 +31,30 @@ import Testing
         #expect(threshold.metric == .percentile(99))
     }
 
+    /// `stage=N:` judges what the timeline measured within stage N of the ramp.
+    @Test func aStageScopesIt() throws {
+        var result = LoadResult(target: "http://x/", model: .open, concurrency: 8, durationSeconds: 4)
+        result.ramp = LoadRamp(.rate, stages: [try LoadStage(duration: .seconds(2), target: 10), try LoadStage(duration: .seconds(2), target: 10)])
+        var timeline = LoadTimeline(startedAt: 0)
+        // Stage 1 (seconds 0 and 1): 20 fast requests; stage 2 (2 and 3): 20 requests at 100 ms, 2 failed.
+        for index in 0..<40 {
+            let second = Double(index / 10) + 0.5
+            timeline.record(atSecond: second, failed: index == 25 || index == 35, microseconds: second < 2 ? 1_000 : 100_000)
+        }
+        result.timeline = timeline
+        #expect(try Threshold("stage=1:p99<5ms").evaluate(result).passed)
+        #expect(try !Threshold("stage=2:p99<5ms").evaluate(result).passed)
+        #expect(try Threshold("stage=2:p50<=101ms").evaluate(result).passed)
+        #expect(try Threshold("stage=2:errors<=2").evaluate(result).passed)
+        #expect(try Threshold("stage=2:rps>=10").evaluate(result).passed)
+        #expect(try Threshold("stage=1:errors<=0%").evaluate(result).passed)
+        let missing = try Threshold("stage=3:p99<5ms").evaluate(result)
+        #expect(!missing.passed && missing.display == "no stage 3 in the result")
+        #expect(try Threshold("stage=2:p99<5ms").stage == 2)
+        #expect(throws: LoadError.self) { try Threshold("stage=0:p99<5ms") }
+        #expect(throws: LoadError.self) { try Threshold("stage=two:p99<5ms") }
+    }
+
     @Test(arguments: ["p99", "p99<", "p99<fast", "p0<1ms", "p101<1ms", "q99<1ms", "errors<-1%", "rps>lots", ":p99<1ms", "latency<1ms"])
     func rejectsWithAReason(expression: String) {
         #expect(throws: LoadError.self) { try Threshold(expression) }

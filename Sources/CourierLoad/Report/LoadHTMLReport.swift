@@ -24,7 +24,7 @@ public struct LoadHTMLReport: Sendable {
             body += "<section><h2>Over time</h2><p class=\"muted\">This result has no timeline (written before Courier recorded one).</p></section>"
         }
         body += section("Latency by percentile", chart: percentileChart)
-        body += statusSection + thresholdSection + endpointSection + settingsSection
+        body += stageSection + statusSection + thresholdSection + endpointSection + settingsSection
         body += "<footer>Written by <code>courier load</code> · \(HTML.escape(LoadResult.schema))</footer>"
         return """
             <!DOCTYPE html>
@@ -47,10 +47,13 @@ public struct LoadHTMLReport: Sendable {
     // MARK: Sections
 
     private var header: String {
-        let model = switch result.model {
+        var model = switch result.model {
         case .open: "open model, \(Format.rate(result.rate ?? 0)) requests/s scheduled, at most \(Format.count(result.concurrency)) in flight"
         case .closed: "closed model, \(Format.count(result.concurrency)) in flight"
         case .mixed: "closed and open runs merged"
+        }
+        if let ramp = result.ramp, let words = result.rampDescription {
+            model = ramp.kind == .rate ? "open model, \(words), at most \(Format.count(result.concurrency)) in flight" : "closed model, \(words)"
         }
         var runs = result.runs == 1 ? "1 run" : "\(result.runs) runs merged"
         if let shard = result.shard { runs = "shard \(shard) of a sharded run" }
@@ -90,6 +93,11 @@ public struct LoadHTMLReport: Sendable {
         return ((start + end) / 2, end - start)
     }
 
+    /// Where each stage after the first begins, for the charts over time.
+    private var stageMarkers: [(x: Double, label: String)] {
+        result.stageBoundaries.enumerated().dropFirst().map { ($1.start, "stage \($0 + 1)") }
+    }
+
     private func axis(_ timeline: LoadTimeline) -> SVGChart.XAxis {
         .seconds(0...max(result.durationSeconds, Double(timeline.intervalSeconds)))
     }
@@ -102,7 +110,7 @@ public struct LoadHTMLReport: Sendable {
             })
         }
         return SVGChart(series: [line("requests/s", "s1", \.requests), line("errors/s", "s2", \.errors)],
-                        xAxis: axis(timeline), yUnit: "/s", label: "Requests and errors per second over the run")
+                        xAxis: axis(timeline), yUnit: "/s", label: "Requests and errors per second over the run", markers: stageMarkers)
     }
 
     private func latencyOverTimeChart(_ timeline: LoadTimeline) -> SVGChart {
@@ -116,7 +124,7 @@ public struct LoadHTMLReport: Sendable {
             line("p90", "s3", { $0.value(atPercentile: 90) }),
             line("p99", "s4", { $0.value(atPercentile: 99) }),
             line("max", "s2", { $0.max }),
-        ], xAxis: axis(timeline), yUnit: "ms", label: "Latency percentiles per interval, in milliseconds")
+        ], xAxis: axis(timeline), yUnit: "ms", label: "Latency percentiles per interval, in milliseconds", markers: stageMarkers)
     }
 
     /// HdrHistogram's percentile plot: x is `log10(1 / (1 − p))`, so each nine gets equal room.
@@ -151,6 +159,25 @@ public struct LoadHTMLReport: Sendable {
             svg += "<text class=\"label\" x=\"\(SVGChart.fixed(138 + length))\" y=\"\(SVGChart.fixed(y + 13))\" dominant-baseline=\"middle\">\(Format.count(row.1))</text>"
         }
         return "<section><h2>Status codes</h2>\(svg)</svg></section>"
+    }
+
+    /// Each stage of a ramp: its span and target, and what the timeline measured within it.
+    private var stageSection: String {
+        guard let ramp = result.ramp else { return "" }
+        let unit = ramp.kind == .rate ? "/s" : " in flight"
+        let rows = result.stageBoundaries.enumerated().map { index, span in
+            var cells = "<td>\(index + 1)</td><td>\(Format.number(span.start))–\(Format.number(span.end)) s</td><td>\(Format.number(ramp.stages[index].target))\(unit)</td>"
+            if let figures = result.stageFigures(index + 1) {
+                cells += "<td>\(Format.count(figures.requests))</td><td>\(Format.rate(figures.requestsPerSecond))</td><td>\(Format.count(figures.errors))</td>"
+                    + "<td>\(Format.latency(Double(figures.latency.value(atPercentile: 50))))</td><td>\(Format.latency(Double(figures.latency.value(atPercentile: 99))))</td>"
+            } else {
+                cells += "<td colspan=\"5\" class=\"muted\">no timeline</td>"
+            }
+            return "<tr>\(cells)</tr>"
+        }.joined()
+        return "<section><h2>Stages</h2><table><thead><tr><th>stage</th><th>span</th><th>target</th><th>requests</th><th>requests/s</th>"
+            + "<th>errors</th><th>p50</th><th>p99</th></tr></thead><tbody>\(rows)</tbody></table>"
+            + "<p class=\"muted\">Counted by the second each request ended; latencies to two significant digits. <code>stage=N:</code> scopes a threshold to a stage.</p></section>"
     }
 
     private var thresholdSection: String {
@@ -191,7 +218,7 @@ public struct LoadHTMLReport: Sendable {
         .tile{background:var(--card);border-radius:8px;padding:10px 12px}.tile .value{font-size:20px;font-weight:600}.tile .name{color:var(--muted);font-size:12px}
         .tile.bad .value{color:var(--s2)}
         svg{width:100%;height:auto;display:block}svg .grid{stroke:var(--grid);stroke-width:1}svg text{fill:var(--muted);font-size:11px}
-        svg .line{fill:none;stroke-width:2;stroke-linejoin:round}svg .label{fill:var(--fg);font-size:12px}
+        svg .line{fill:none;stroke-width:2;stroke-linejoin:round}svg .marker{stroke:var(--muted);stroke-width:1;stroke-dasharray:4 3}svg .label{fill:var(--fg);font-size:12px}
         .line.s1{stroke:var(--s1)}.line.s2{stroke:var(--s2)}.line.s3{stroke:var(--s3)}.line.s4{stroke:var(--s4)}
         .bar.s1{fill:var(--s1)}.bar.s2{fill:var(--s2)}.bar.s3{fill:var(--s3)}.bar.s4{fill:var(--s4)}
         .legend{margin:0 0 4px;color:var(--muted);font-size:12px}.key{display:inline-block;width:14px;height:3px;margin:0 4px 3px 10px;vertical-align:middle}

@@ -24,16 +24,20 @@ public struct LoadReport: Sendable {
     public var text: String {
         var lines: [String] = []
         let runs = result.runs == 1 ? "1 run" : "\(result.runs) runs merged"
-        let model = switch result.model {
+        var model = switch result.model {
         case .open: "open model at \(Format.rate(result.rate ?? 0)) requests/s, at most \(Format.count(result.concurrency)) in flight"
         case .closed: "\(Format.count(result.concurrency)) in flight (closed model)"
         case .mixed: "closed and open runs: \(Format.count(result.concurrency)) in flight at most, \(Format.rate(result.rate ?? 0)) requests/s scheduled"
+        }
+        if let ramp = result.ramp, let words = result.rampDescription {
+            model = ramp.kind == .rate ? "open model \(words), at most \(Format.count(result.concurrency)) in flight" : "closed model \(words)"
         }
         lines.append("courier load @ \(result.target)")
         lines.append("  \(model), \(Format.seconds(result.durationSeconds)), \(runs)")
         lines.append("")
         lines += latencyLines(result.latency)
         if !result.endpoints.isEmpty { lines += endpointLines() }
+        if result.ramp != nil { lines += stageLines() }
         let codes = result.statusCodes.sorted { $0.key < $1.key }.map { "\($0.key): \(Format.count($0.value))" }
         lines.append("  Status codes  " + (codes.isEmpty ? "none" : codes.joined(separator: ", ")))
         let kinds = result.errorKinds.sorted { $0.key < $1.key }.map { "\($0.key): \(Format.count($0.value))" }
@@ -51,6 +55,23 @@ public struct LoadReport: Sendable {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A line per stage: its span and target, and what the timeline measured in it.
+    private func stageLines() -> [String] {
+        guard let ramp = result.ramp else { return [] }
+        var lines = ["  Stages", "    " + ["stage", "span", "target", "requests", "req/s", "p50", "p99"].map { pad($0, 11) }.joined()]
+        for (index, span) in result.stageBoundaries.enumerated() {
+            var cells = [String(index + 1), "\(Format.number(span.start))-\(Format.number(span.end))s",
+                         Format.number(ramp.stages[index].target) + (ramp.kind == .rate ? "/s" : "")]
+            if let figures = result.stageFigures(index + 1) {
+                cells += [Format.count(figures.requests), Format.rate(figures.requestsPerSecond),
+                          Format.latency(Double(figures.latency.value(atPercentile: 50))),
+                          Format.latency(Double(figures.latency.value(atPercentile: 99)))]
+            }
+            lines.append("    " + cells.map { pad($0, 11) }.joined())
+        }
+        return lines
     }
 
     private func latencyLines(_ latency: LatencyDistribution) -> [String] {

@@ -23,6 +23,8 @@ struct SVGChart {
     /// The y axis's unit, after each tick's number (`ms`, `/s`).
     var yUnit: String
     var label: String
+    /// Labelled vertical lines at x values (a ramp's stage boundaries).
+    var markers: [(x: Double, label: String)] = []
 
     static let width = 960.0
     static let height = 260.0
@@ -47,6 +49,11 @@ struct SVGChart {
             let position = Self.fixed(x(value))
             out += "<line class=\"grid\" x1=\"\(position)\" x2=\"\(position)\" y1=\"\(Int(Self.top))\" y2=\"\(Self.fixed(Self.top + plotHeight))\"/>"
             out += "<text class=\"tick\" x=\"\(position)\" y=\"\(Int(Self.height) - 10)\" text-anchor=\"middle\">\(HTML.escape(text))</text>"
+        }
+        for marker in markers {
+            let position = Self.fixed(x(marker.x))
+            out += "<line class=\"marker\" x1=\"\(position)\" x2=\"\(position)\" y1=\"\(Int(Self.top))\" y2=\"\(Self.fixed(Self.top + plotHeight))\"/>"
+            out += "<text class=\"tick\" x=\"\(Self.fixed(x(marker.x) + 4))\" y=\"\(Int(Self.top) + 10)\">\(HTML.escape(marker.label))</text>"
         }
         for line in series where !line.points.isEmpty {
             var path = ""
