@@ -59,9 +59,10 @@ export SWT_SWIFT_ERROR_BACKTRACING_ENABLED := 0
 # Tests that run in their own processes and move gigabytes: on their own, after the rest,
 # so they neither starve nor are starved by the parallel suite.
 HEAVY_TESTS := UploadProcessTests|MemoryTests|OpenAPIStreamTests
-# Tests whose bound is a rate over real time (the 429 storm, load ramps per second): alone,
-# last, when nothing else competes for the 2 cores. Not under the sanitizers, which slow the client below the server's
-# quota; the limiter's concurrency is checked there by the conformance and cancellation tests.
+# Tests whose bound is a rate over real time (the 429 storm, load ramps per second): one at a
+# time, last, when nothing else competes for the 2 cores. Not under the sanitizers, which slow
+# the client below the server's quota; the limiter's concurrency is checked there by the
+# conformance and cancellation tests, the ramps' arithmetic by LoadStageTests.
 TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
@@ -79,7 +80,7 @@ test: peers build
 	@find $${TMPDIR:-/tmp} -maxdepth 1 -name 'courier-files-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)'
 	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
-	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'
+	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)' --no-parallel
 	Scripts/secret-scan.sh $(TEST_LOGS)
 	Scripts/deploy-check.sh
 	@# The quick scenarios across a shaped wan link (about a minute): fails where namespaces cannot be made.
