@@ -64,6 +64,9 @@ extension LoadRunCommand {
                 throw ValidationError("--scenario: \(error)")
             }
         }
+        options.checks = try check.map { expression in
+            do { return try LoadCheck(expression) } catch let error as LoadError { throw ValidationError("--\(error.message)") }
+        }
         options.loopExecutor = executor != "default"
         var environment = environment
         if checking && environment["JOB_COMPLETION_INDEX"] == nil { environment["JOB_COMPLETION_INDEX"] = "0" }

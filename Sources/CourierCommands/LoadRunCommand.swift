@@ -90,6 +90,11 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "A JSON file listing weighted requests: [{\"name\", \"method\", \"url\", \"headers\", \"body\", \"weight\"}].")
     var scenario: String?
 
+    @Option(help: ArgumentHelp(
+        "A condition on every response, counted per check (not a failed request): 'status==200', 'header:content-type~json', 'json:$.items.length>0', 'body~\"ok\"'; repeatable.",
+        valueName: "check"))
+    var check: [String] = []
+
     @Option(help: "A pass/fail condition, as 'p99<200ms', 'errors<0.1%', 'rps>5000'; repeatable. A failure exits with 99.")
     var threshold: [String] = []
 

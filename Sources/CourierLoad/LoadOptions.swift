@@ -34,6 +34,8 @@ public struct LoadOptions: Sendable {
     /// A service-account key file; its token is obtained once and refreshed as needed.
     public var serviceAccountKey: URL?
     public var scopes: [String] = ["https://www.googleapis.com/auth/cloud-platform"]
+    /// Conditions on every response, counted per check (``LoadCheck``).
+    public var checks: [LoadCheck] = []
     /// Weighted requests instead of one URL.
     public var scenario: Scenario?
     /// Run request tasks on the service's loop thread (no thread hop per request).

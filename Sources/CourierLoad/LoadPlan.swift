@@ -7,7 +7,12 @@ struct LoadPlan: Sendable {
         var name: String
         var request: HTTPRequest
         var bodySize: Int
+        /// The checks on its responses, as indices into ``LoadPlan/checks``.
+        var checks: [Int] = []
     }
+
+    /// Every distinct check of the run: the command line's, then the scenario's in order.
+    let checks: [LoadCheck]
 
     let entries: [Entry]
     /// Running sums of the weights, for picking by a uniform draw.
@@ -38,6 +43,16 @@ struct LoadPlan: Sendable {
             return Entry(name: name, request: request, bodySize: body?.count ?? 0)
         }
 
+        var checks = options.checks
+        func indices(_ expressions: [String]) throws -> [Int] {
+            try (0..<options.checks.count) + expressions.map { expression in
+                let check = try LoadCheck(expression)
+                if let index = checks.firstIndex(of: check) { return index }
+                checks.append(check)
+                return checks.count - 1
+            }
+        }
+
         if let scenario = options.scenario {
             var entries: [Entry] = []
             var sums: [Double] = []
@@ -50,8 +65,10 @@ struct LoadPlan: Sendable {
                 var name = item.name ?? "\(method.uppercased()) \(url.path.isEmpty ? "/" : url.path)"
                 if seen.contains(name) { name += " #\(entries.count + 1)" }
                 seen.insert(name)
-                entries.append(try prepare(name: name, method: method, url: url, extraHeaders: item.headers ?? [:],
-                                           body: item.body.map { Data($0.utf8) }))
+                var entry = try prepare(name: name, method: method, url: url, extraHeaders: item.headers ?? [:],
+                                        body: item.body.map { Data($0.utf8) })
+                entry.checks = try Array(Set(try indices(item.checks ?? []))).sorted()
+                entries.append(entry)
                 sums.append((sums.last ?? 0) + (item.weight ?? 1))
             }
             self.entries = entries
@@ -63,12 +80,17 @@ struct LoadPlan: Sendable {
             guard url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw LoadError.invalidArgument("\(Redaction.url(url.absoluteString)) is not an http or https URL")
             }
-            entries = [try prepare(name: "\(options.method) \(url.path)", method: options.method, url: url,
-                                   extraHeaders: [:], body: options.body)]
+            var entry = try prepare(name: "\(options.method) \(url.path)", method: options.method, url: url,
+                                    extraHeaders: [:], body: options.body)
+            entry.checks = try indices([])
+            entries = [entry]
             cumulativeWeights = [1]
             perEndpoint = false
             target = Redaction.url(url.absoluteString)
         }
+        // Outcomes travel to the recorder as bits of one word per request.
+        guard checks.count <= 64 else { throw LoadError.invalidArgument("a run has at most 64 distinct checks, not \(checks.count)") }
+        self.checks = checks
     }
 
     /// The entry of the run's request `number`, in proportion to the weights.

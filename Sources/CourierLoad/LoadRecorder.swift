@@ -23,18 +23,32 @@ final class LoadRecorder: Sendable {
         var timeline: LoadTimeline
         /// The monotonic clock at ``LoadTimeline/startedAt``.
         var clockStart: UInt64
+        /// Per check of the plan: how often it held and failed.
+        var checkPasses: [Int]
+        var checkFails: [Int]
+    }
+
+    /// Which of the plan's checks a request evaluated, and which of those held: bit `i` is check `i`.
+    struct CheckOutcomes {
+        var evaluated: UInt64 = 0
+        var passed: UInt64 = 0
     }
 
     private let state: LockedValue<State>
     private let endpointNames: [String]
+    private let checkNames: [String]
 
     /// - Parameter endpointNames: the scenario's request names; per-endpoint figures are kept
     ///   only when there is more than one, or a scenario named them.
-    init(endpointNames: [String]) {
+    /// - Parameter checkNames: the plan's checks, whose outcomes are counted by position.
+    init(endpointNames: [String], checkNames: [String] = []) {
         self.endpointNames = endpointNames
+        self.checkNames = checkNames
         state = LockedValue(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count),
                                   timeline: LoadTimeline(startedAt: Date().timeIntervalSince1970),
-                                  clockStart: monotonicNanoseconds()))
+                                  clockStart: monotonicNanoseconds(),
+                                  checkPasses: Array(repeating: 0, count: checkNames.count),
+                                  checkFails: Array(repeating: 0, count: checkNames.count)))
     }
 
     /// Starts the timeline's clock: the measured phase begins at `clock` (monotonic) and now (wall).
@@ -47,9 +61,11 @@ final class LoadRecorder: Sendable {
     }
 
     /// - Parameter now: the monotonic time the request ended, for the timeline.
-    func recordResponse(endpoint: Int, status: Int, microseconds: UInt64, received: Int, sent: Int, now: UInt64) {
+    func recordResponse(endpoint: Int, status: Int, microseconds: UInt64, received: Int, sent: Int, now: UInt64,
+                        checks: CheckOutcomes = CheckOutcomes()) {
         let failed = status >= 400
         state.withLock { state in
+            if checks.evaluated != 0 { Self.count(checks, in: &state) }
             state.timeline.record(atSecond: Self.seconds(now, since: state.clockStart), failed: failed, microseconds: microseconds)
             state.requests += 1
             if failed { state.errors += 1 }
@@ -65,8 +81,10 @@ final class LoadRecorder: Sendable {
         }
     }
 
-    func recordFailure(endpoint: Int, kind: String, microseconds: UInt64, sent: Int, now: UInt64) {
+    func recordFailure(endpoint: Int, kind: String, microseconds: UInt64, sent: Int, now: UInt64,
+                       checks: CheckOutcomes = CheckOutcomes()) {
         state.withLock { state in
+            if checks.evaluated != 0 { Self.count(checks, in: &state) }
             state.timeline.record(atSecond: Self.seconds(now, since: state.clockStart), failed: true, microseconds: microseconds)
             state.requests += 1
             state.errors += 1
@@ -78,6 +96,15 @@ final class LoadRecorder: Sendable {
                 state.endpoints[endpoint].errors += 1
                 state.endpoints[endpoint].latency.record(microseconds: microseconds)
             }
+        }
+    }
+
+    private static func count(_ checks: CheckOutcomes, in state: inout State) {
+        var bits = checks.evaluated
+        while bits != 0 {
+            let index = bits.trailingZeroBitCount
+            bits &= bits - 1
+            if checks.passed & (1 << index) != 0 { state.checkPasses[index] += 1 } else { state.checkFails[index] += 1 }
         }
     }
 
@@ -98,11 +125,15 @@ final class LoadRecorder: Sendable {
             for (index, name) in endpointNames.enumerated() where index < state.endpoints.count {
                 endpoints[name] = state.endpoints[index]
             }
-            return LoadResult(target: target, model: model, concurrency: concurrency, rate: rate,
-                              durationSeconds: durationSeconds, requests: state.requests, errors: state.errors,
-                              bytesReceived: state.bytesReceived, bytesSent: state.bytesSent, statusCodes: statusCodes,
-                              errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints,
-                              timeline: state.timeline)
+            var result = LoadResult(target: target, model: model, concurrency: concurrency, rate: rate,
+                                    durationSeconds: durationSeconds, requests: state.requests, errors: state.errors,
+                                    bytesReceived: state.bytesReceived, bytesSent: state.bytesSent, statusCodes: statusCodes,
+                                    errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints,
+                                    timeline: state.timeline)
+            result.checks = checkNames.indices.map {
+                CheckResult(expression: checkNames[$0], passes: state.checkPasses[$0], fails: state.checkFails[$0])
+            }
+            return result
         }
     }
 }

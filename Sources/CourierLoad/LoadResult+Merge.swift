@@ -20,6 +20,14 @@ extension LoadResult {
             let scale = pow(10, 9 - (sum > 0 ? (log10(sum)).rounded(.up) : 0))
             rate = (sum * scale).rounded() / scale
         }
+        for check in other.checks {
+            if let index = checks.firstIndex(where: { $0.expression == check.expression }) {
+                checks[index].passes += check.passes
+                checks[index].fails += check.fails
+            } else {
+                checks.append(check)
+            }
+        }
         statusCodes.merge(other.statusCodes, uniquingKeysWith: +)
         errorKinds.merge(other.errorKinds, uniquingKeysWith: +)
         latency.add(other.latency)

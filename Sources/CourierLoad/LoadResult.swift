@@ -47,6 +47,14 @@ public struct LoadResult: Codable, Sendable, Equatable {
     public var settings: [String: String]
     /// The whole run's stages, when its load ramped (a shard's result carries the whole run's).
     public var ramp: LoadRamp?
+    /// How often each check (``LoadCheck``) held, in the order they were given.
+    public var checks: [CheckResult] = []
+
+    /// Passes of every check as a fraction of their evaluations (0…1); 1 without checks.
+    public var checkPassRate: Double {
+        let passes = checks.reduce(0) { $0 + $1.passes }, total = checks.reduce(0) { $0 + $1.passes + $1.fails }
+        return total > 0 ? Double(passes) / Double(total) : 1
+    }
 
     public init(target: String, model: LoadModel, concurrency: Int, rate: Double? = nil, durationSeconds: Double = 0,
                 requests: Int = 0, errors: Int = 0, bytesReceived: Int64 = 0, bytesSent: Int64 = 0,
@@ -108,7 +116,7 @@ extension LoadResult {
     enum CodingKeys: String, CodingKey {
         case schema, target, model, concurrency, rate, durationSeconds, requests, errors, requestsPerSecond, errorRate
         case bytesReceived, bytesSent, statusCodes, errorKinds, latency, endpoints, runs, thresholds
-        case shard, timeline, settings, ramp
+        case shard, timeline, settings, ramp, checks
     }
 
     public init(from decoder: any Decoder) throws {
@@ -140,6 +148,7 @@ extension LoadResult {
         timeline = try container.decodeIfPresent(LoadTimeline.self, forKey: .timeline)
         settings = try container.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
         ramp = try container.decodeIfPresent(LoadRamp.self, forKey: .ramp)
+        checks = try container.decodeIfPresent([CheckResult].self, forKey: .checks) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -166,6 +175,7 @@ extension LoadResult {
         try container.encodeIfPresent(timeline, forKey: .timeline)
         try container.encode(settings, forKey: .settings)
         try container.encodeIfPresent(ramp, forKey: .ramp)
+        try container.encode(checks, forKey: .checks)
     }
 
     /// The JSON form, keys sorted, for `--json` and files to merge.

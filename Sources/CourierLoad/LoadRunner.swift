@@ -87,11 +87,11 @@ public struct LoadRunner: Sendable {
         }
         let names = plan.perEndpoint ? plan.entries.map(\.name) : []
         if options.warmup > .zero {
-            let discarded = LoadRecorder(endpointNames: names)
+            let discarded = LoadRecorder(endpointNames: names, checkNames: plan.checks.map(\.expression))
             _ = await phase(on: service, limit: .duration(nanoseconds: options.warmup.nanoseconds),
                             recorder: discarded, authorizer: authorizer, warmingUp: true, progress: progress)
         }
-        let recorder = LoadRecorder(endpointNames: names)
+        let recorder = LoadRecorder(endpointNames: names, checkNames: plan.checks.map(\.expression))
         let limit: LoadSchedule.Limit = options.requests.map { .requests($0) }
             ?? .duration(nanoseconds: options.ramp.map { UInt64($0.seconds * 1e9) } ?? options.duration.nanoseconds)
         let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,

@@ -35,16 +35,32 @@ struct LoadWorker: Sendable {
                 if let authorizer { try await authorizer.authorize(&request) }
                 let response = try await service.send(request)
                 let now = monotonicNanoseconds()
+                let checks = entry.checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(entry, response)
                 recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
-                                        received: response.body.count, sent: entry.bodySize, now: now)
+                                        received: response.body.count, sent: entry.bodySize, now: now, checks: checks)
             } catch is CancellationError {
                 return // the run was cancelled: what was in flight is not a result
             } catch {
                 let now = monotonicNanoseconds()
+                // No response meets a check: each of the request's checks failed.
+                let checks = LoadRecorder.CheckOutcomes(evaluated: entry.checks.reduce(0) { $0 | 1 << UInt64($1) })
                 recorder.recordFailure(endpoint: index, kind: Self.kind(of: error),
-                                       microseconds: elapsed(since: started, now: now), sent: 0, now: now)
+                                       microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: checks)
             }
         }
+    }
+
+    /// The request's checks on `response`, the body parsed as JSON at most once.
+    private func check(_ entry: LoadPlan.Entry, _ response: HTTPResponse) -> LoadRecorder.CheckOutcomes {
+        var outcomes = LoadRecorder.CheckOutcomes()
+        var json: JSONValue??
+        for index in entry.checks {
+            outcomes.evaluated |= 1 << UInt64(index)
+            if plan.checks[index].passes(status: response.status, headers: response.headers, body: response.body, json: &json) {
+                outcomes.passed |= 1 << UInt64(index)
+            }
+        }
+        return outcomes
     }
 
     /// Waits until the ramp lets this worker send; false when it never will again.

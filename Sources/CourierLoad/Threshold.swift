@@ -8,12 +8,17 @@ import Foundation
 /// name before a colon scopes the condition to it: `create:p99<50ms`; so does a stage of a ramp,
 /// by its number from 1: `stage=2:p99<50ms` (its figures come from the run's timeline, so
 /// latencies are to two significant digits, and requests count in the second they ended).
+///
+/// Checks (``LoadCheck``) have pass rates: `checks>99.9%` judges every check together,
+/// `check:status==200>99%` the check given with exactly that text.
 public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     public enum Metric: Sendable, Equatable {
         case percentile(Double)
         case mean, standardDeviation, min, max
         case errorRate, errorCount
         case requestsPerSecond, requests
+        /// Passes as a fraction of evaluations: of the check with this expression, or of all (nil).
+        case checkPassRate(String?)
     }
 
     public enum Comparison: String, Sendable, CaseIterable {
@@ -43,6 +48,20 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
 
     public init(_ expression: String) throws {
         self.expression = expression
+        // `check:EXPR>99%`: the check's own text may hold operators and spaces, so the threshold's
+        // comparison is the last one, before the percentage that ends the expression.
+        let trimmed = expression.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("check:") {
+            guard let match = trimmed.dropFirst(6).wholeMatch(of: /(.+?)\s*(<=|>=|<|>)\s*([0-9.]+)%/),
+                  let percent = Double(match.output.3), percent <= 100 else {
+                throw LoadError.invalidThreshold("\(expression): expected check:CHECK, a comparison and a percentage, as check:status==200>99%")
+            }
+            let check = String(match.output.1)
+            do { _ = try LoadCheck(check) } catch let error as LoadError { throw LoadError.invalidThreshold("\(expression): \(error.message)") }
+            (endpoint, stage, metric, limit) = (nil, nil, .checkPassRate(check), percent / 100)
+            comparison = Comparison(rawValue: String(match.output.2))!
+            return
+        }
         var text = Substring(expression.filter { !$0.isWhitespace })
         var scope: String?
         if let colon = text.firstIndex(of: ":") {
@@ -84,6 +103,11 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
             }
             guard let count = Double(value), count >= 0 else { throw fail("\(value) is not a count (add % for a rate)") }
             return (name == "errors" || name == "error" ? .errorCount : .errorRate, count)
+        case "checks":
+            guard value.hasSuffix("%"), let percent = Double(value.dropLast()), (0...100).contains(percent) else {
+                throw fail("\(value) is not a percentage (checks>99.9%)")
+            }
+            return (.checkPassRate(nil), percent / 100)
         case "rps", "throughput", "requests/s":
             guard let number = Double(value), number >= 0 else { throw fail("\(value) is not a rate") }
             return (.requestsPerSecond, number)
@@ -132,6 +156,9 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
             result = figures
         }
         guard let actual = actualValue(in: result) else {
+            if case .checkPassRate(let name?) = metric {
+                return ThresholdOutcome(expression: expression, passed: false, actual: nil, display: "no check \"\(name)\" in the result")
+            }
             return ThresholdOutcome(expression: expression, passed: false, actual: nil, display: "no endpoint \"\(endpoint ?? "")\"")
         }
         return ThresholdOutcome(expression: expression, passed: comparison.holds(actual, limit), actual: actual,
@@ -158,13 +185,15 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         case .errorCount: return Double(errors)
         case .requestsPerSecond: return result.durationSeconds > 0 ? Double(requests) / result.durationSeconds : 0
         case .requests: return Double(requests)
+        case .checkPassRate(nil): return result.checkPassRate
+        case .checkPassRate(let name?): return result.checks.first { $0.expression.trimmingCharacters(in: .whitespaces) == name }?.passRate
         }
     }
 
     private func display(_ actual: Double) -> String {
         switch metric {
         case .percentile, .mean, .standardDeviation, .min, .max: Format.latency(actual)
-        case .errorRate: Format.percent(actual)
+        case .errorRate, .checkPassRate: Format.percent(actual)
         case .errorCount, .requests: Format.count(Int(actual))
         case .requestsPerSecond: Format.rate(actual)
         }

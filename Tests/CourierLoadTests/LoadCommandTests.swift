@@ -74,6 +74,8 @@ import Testing
         (["--stage", "30s:0/s"], "never reach one request"),
         (["--stage", "30s:10", "--rate", "5"], "closed model"),
         (["--stage", "30s:100/s", "--warmup", "5s"], "warm-up"),
+        (["--check", "status=200"], "--check status=200: expected an operator"),
+        (["--check", "json:$..x"], "--check json:$..x: a . in the JSON path is followed by no name"),
     ])
     func badStagesNameTheArgument(arguments: [String], message: String) {
         do {

@@ -120,6 +120,7 @@ import Testing
         for second in 0..<5 { timeline.record(atSecond: Double(second), failed: second == 3, microseconds: 1500) }
         result.timeline = timeline
         result.settings = ["method": "GET", "shards": "3"]
+        result.checks = [CheckResult(expression: "status==200", passes: 990, fails: 10)]
         result.ramp = LoadRamp(.rate, stages: [try LoadStage(duration: .seconds(30), target: 100), try LoadStage(duration: .seconds(2), target: 0)])
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-schema-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }

@@ -24,7 +24,7 @@ public struct LoadHTMLReport: Sendable {
             body += "<section><h2>Over time</h2><p class=\"muted\">This result has no timeline (written before Courier recorded one).</p></section>"
         }
         body += section("Latency by percentile", chart: percentileChart)
-        body += stageSection + statusSection + thresholdSection + endpointSection + settingsSection
+        body += stageSection + statusSection + checkSection + thresholdSection + endpointSection + settingsSection
         body += "<footer>Written by <code>courier load</code> · \(HTML.escape(LoadResult.schema))</footer>"
         return """
             <!DOCTYPE html>
@@ -178,6 +178,15 @@ public struct LoadHTMLReport: Sendable {
         return "<section><h2>Stages</h2><table><thead><tr><th>stage</th><th>span</th><th>target</th><th>requests</th><th>requests/s</th>"
             + "<th>errors</th><th>p50</th><th>p99</th></tr></thead><tbody>\(rows)</tbody></table>"
             + "<p class=\"muted\">Counted by the second each request ended; latencies to two significant digits. <code>stage=N:</code> scopes a threshold to a stage.</p></section>"
+    }
+
+    private var checkSection: String {
+        guard !result.checks.isEmpty else { return "" }
+        let rows = result.checks.map { check in
+            "<tr><td><code>\(HTML.escape(check.expression))</code></td><td>\(Format.count(check.passes))</td><td>\(Format.count(check.fails))</td>"
+                + "<td class=\"\(check.fails == 0 ? "pass" : "fail")\">\(Format.percent(check.passRate))</td></tr>"
+        }.joined()
+        return "<section><h2>Checks</h2><table><thead><tr><th>check</th><th>passed</th><th>failed</th><th>pass rate</th></tr></thead><tbody>\(rows)</tbody></table></section>"
     }
 
     private var thresholdSection: String {

@@ -48,6 +48,13 @@ public struct LoadReport: Sendable {
         lines.append("Requests/sec:  \(Format.rate(result.requestsPerSecond))")
         let transfer = result.durationSeconds > 0 ? Double(result.bytesReceived) / result.durationSeconds : 0
         lines.append("Transfer/sec:  \(Format.bytes(transfer))")
+        if !result.checks.isEmpty {
+            lines.append("  Checks        \(Format.percent(result.checkPassRate)) passed")
+            for check in result.checks {
+                lines.append("    \(check.fails == 0 ? "pass" : "FAIL")  \(pad(Format.percent(check.passRate), 7))  \(check.expression)"
+                    + "  (\(Format.count(check.passes)) of \(Format.count(check.passes + check.fails)))")
+            }
+        }
         if !result.thresholds.isEmpty {
             lines.append("Thresholds")
             for outcome in result.thresholds {
