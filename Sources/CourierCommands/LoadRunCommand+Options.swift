@@ -9,12 +9,22 @@ extension LoadRunCommand {
     ///   its index): a missing `JOB_COMPLETION_INDEX` is left for the run to report.
     func makeOptions(environment: [String: String] = ProcessInfo.processInfo.environment, checking: Bool = false) throws -> LoadOptions {
         var options = LoadOptions()
-        if let url {
+        if let url, url.contains("{{") {
+            options.urlTemplate = url // checked by LoadRunner with its placeholders filled
+        } else if let url {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
                   parsed.host?.isEmpty == false else {
                 throw ValidationError("\(url) is not an http or https URL")
             }
             options.url = parsed
+        }
+        guard let mode = LoadData.Mode(rawValue: dataMode) else {
+            throw ValidationError("--data-mode: \(LoadData.Mode.allCases.map(\.rawValue).joined(separator: ", ")), not \(dataMode)")
+        }
+        if let data {
+            do { options.data = try LoadData(contentsOf: URL(fileURLWithPath: data), mode: mode) } catch let error as LoadError {
+                throw ValidationError(error.message)
+            }
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         options.concurrency = concurrency
@@ -74,7 +84,14 @@ extension LoadRunCommand {
         if let shard = options.shard, concurrency < shard.count {
             throw ValidationError("--concurrency \(concurrency) cannot be split over \(shard.count) shards: give at least one per shard")
         }
-        do { try LoadRunner.validate(options) } catch let error as LoadError { throw ValidationError(error.message) }
+        do {
+            try LoadRunner.validate(options)
+            // The requests too (their placeholders against the data's columns), unless the
+            // embedded server's URL is still to come.
+            if options.url != nil || options.urlTemplate != nil || options.scenario != nil { _ = try LoadRunner(options: options) }
+        } catch let error as LoadError {
+            throw ValidationError(error.message)
+        }
         return options
     }
 

@@ -87,6 +87,14 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "An OAuth scope for --service-account-key; repeatable.")
     var scope: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "A CSV file with a header row (or NDJSON, .ndjson/.jsonl) whose columns fill {{column}} placeholders in the URL, headers and body; built-ins: {{uuid}}, {{seq}}, {{randomInt 1 1000}}, {{now}}.",
+        valueName: "file"))
+    var data: String?
+
+    @Option(help: "Which row each request takes: sequential (in order, starting over), random, or unique (one each; the run ends when they run out).")
+    var dataMode = "sequential"
+
     @Option(help: "A JSON file listing weighted requests: [{\"name\", \"method\", \"url\", \"headers\", \"body\", \"weight\"}].")
     var scenario: String?
 

@@ -4,6 +4,12 @@ import Foundation
 public struct LoadOptions: Sendable {
     /// The URL to load; nil starts the embedded test server and targets its `/bytes/1024`.
     public var url: URL?
+    /// The URL with `{{…}}` placeholders (``LoadData`` columns and built-ins such as `{{seq}}`),
+    /// filled for each request; used instead of ``url``. Headers and the body may hold
+    /// placeholders too.
+    public var urlTemplate: String?
+    /// Rows whose columns fill the placeholders of the URL, headers and body.
+    public var data: LoadData?
     /// Requests in flight at once (the closed model), or at most in flight (the open model).
     public var concurrency = 64
     /// Connections per host; by default one per request in flight.

@@ -9,7 +9,19 @@ struct LoadPlan: Sendable {
         var bodySize: Int
         /// The checks on its responses, as indices into ``LoadPlan/checks``.
         var checks: [Int] = []
+        /// Its parts with placeholders, filled for each request; nil when it is constant.
+        var template: RequestTemplate?
+
+        /// Every check of the request failed: no response came to meet them.
+        var checksFailed: LoadRecorder.CheckOutcomes {
+            LoadRecorder.CheckOutcomes(evaluated: checks.reduce(0) { $0 | 1 << UInt64($1) })
+        }
     }
+
+    /// The rows templates take their values from.
+    let data: LoadData?
+    /// Column name → index in a row of ``data``.
+    private let columnIndex: [String: Int]
 
     /// Every distinct check of the run: the command line's, then the scenario's in order.
     let checks: [LoadCheck]
@@ -27,12 +39,32 @@ struct LoadPlan: Sendable {
         if let token = options.bearerToken { headers["Authorization"] = "Bearer \(token)" }
         let timeouts = Timeouts(total: options.timeout)
 
-        func prepare(name: String, method: String, url: URL, extraHeaders: [String: String], body: Data?) throws -> Entry {
+        let data = options.data
+        let columns = Dictionary(uniqueKeysWithValues: (data?.columns ?? []).enumerated().map { ($1, $0) })
+
+        /// - Parameter where: the request's place in the options, for errors (`scenario "list"`).
+        func prepare(name: String, method: String, url urlText: String, extraHeaders: [String: String], body: Data?,
+                     where place: String) throws -> Entry {
+            var template = RequestTemplate()
+            let urlTemplate = try LoadTemplate(urlText, context: "\(place) URL")
+            if !urlTemplate.isConstant { template.url = urlTemplate }
+            // A templated URL is checked filled with stand-ins: its scheme and host must be there.
+            let sample = urlTemplate.isConstant ? urlText : urlTemplate.render(number: 0) { _ in "0" }
+            guard let url = URL(string: sample), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw LoadError.invalidArgument("\(place): \(Redaction.url(urlText)) is not an http or https URL")
+            }
             var request = HTTPRequest(method: HTTPMethod(rawValue: method.uppercased()), url: url, headers: headers)
             for (headerName, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { request.headers[headerName] = value }
+            for field in request.headers {
+                let value = try LoadTemplate(field.value, context: "\(place) header \(field.name)")
+                if !value.isConstant { template.headers.append((field.name, value)) }
+            }
             if let body {
                 request.body = .data(body)
                 if request.headers["Content-Type"] == nil { request.headers["Content-Type"] = "application/json" }
+                if let text = String(data: body, encoding: .utf8), text.contains("{{") {
+                    template.body = try LoadTemplate(text, context: "\(place) body")
+                }
             }
             request.timeouts = timeouts
             do {
@@ -40,7 +72,17 @@ struct LoadPlan: Sendable {
             } catch {
                 throw LoadError.invalidArgument("\(name): \(error)")
             }
-            return Entry(name: name, request: request, bodySize: body?.count ?? 0)
+            // Every name a template takes must be a column: checked now, not once per request.
+            let parts = [("URL", template.url)] + template.headers.map { ("header \($0.name)", $0.value) } + [("body", template.body)]
+            for case let (part, value?) in parts {
+                for missing in value.names where columns[missing] == nil {
+                    guard let data else {
+                        throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} is not a built-in (uuid, seq, randomInt, now), and no --data file gives columns")
+                    }
+                    throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} names no column of \(data.source) (columns: \(data.columns.joined(separator: ", ")))")
+                }
+            }
+            return Entry(name: name, request: request, bodySize: body?.count ?? 0, template: template.isEmpty ? nil : template)
         }
 
         var checks = options.checks
@@ -58,39 +100,61 @@ struct LoadPlan: Sendable {
             var sums: [Double] = []
             var seen = Set<String>()
             for item in scenario.requests {
-                guard let url = URL(string: item.url), url.scheme != nil, url.host != nil else {
-                    throw LoadError.invalidScenario("\(Redaction.url(item.url)) is not an absolute URL")
-                }
                 let method = item.method ?? "GET"
-                var name = item.name ?? "\(method.uppercased()) \(url.path.isEmpty ? "/" : url.path)"
+                let path = URL(string: item.url)?.path ?? item.url
+                var name = item.name ?? "\(method.uppercased()) \(path.isEmpty ? "/" : path)"
                 if seen.contains(name) { name += " #\(entries.count + 1)" }
                 seen.insert(name)
-                var entry = try prepare(name: name, method: method, url: url, extraHeaders: item.headers ?? [:],
-                                        body: item.body.map { Data($0.utf8) })
-                entry.checks = try Array(Set(try indices(item.checks ?? []))).sorted()
-                entries.append(entry)
+                if !item.url.contains("{{") {
+                    guard let url = URL(string: item.url), url.scheme != nil, url.host != nil else {
+                        throw LoadError.invalidScenario("\(Redaction.url(item.url)) is not an absolute URL")
+                    }
+                }
+                var checked = try prepare(name: name, method: method, url: item.url, extraHeaders: item.headers ?? [:],
+                                          body: item.body.map { Data($0.utf8) }, where: "scenario request \"\(name)\"")
+                checked.checks = try Array(Set(try indices(item.checks ?? []))).sorted()
+                entries.append(checked)
                 sums.append((sums.last ?? 0) + (item.weight ?? 1))
             }
             self.entries = entries
             cumulativeWeights = sums
             perEndpoint = true
-            target = Array(Set(entries.map { Redaction.url($0.request.url.absoluteString) })).sorted().joined(separator: ", ")
+            target = Array(Set(scenario.requests.map { Redaction.url($0.url) })).sorted().joined(separator: ", ")
         } else {
-            guard let url = options.url ?? defaultURL else { throw LoadError.invalidArgument("no URL to load") }
-            guard url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw LoadError.invalidArgument("\(Redaction.url(url.absoluteString)) is not an http or https URL")
+            guard let urlText = options.urlTemplate ?? (options.url ?? defaultURL)?.absoluteString else {
+                throw LoadError.invalidArgument("no URL to load")
             }
-            var entry = try prepare(name: "\(options.method) \(url.path)", method: options.method, url: url,
-                                    extraHeaders: [:], body: options.body)
+            let path = URL(string: urlText)?.path ?? urlText
+            var entry = try prepare(name: "\(options.method) \(path)", method: options.method, url: urlText,
+                                    extraHeaders: [:], body: options.body, where: "the request")
             entry.checks = try indices([])
             entries = [entry]
             cumulativeWeights = [1]
             perEndpoint = false
-            target = Redaction.url(url.absoluteString)
+            target = Redaction.url(urlText)
         }
         // Outcomes travel to the recorder as bits of one word per request.
         guard checks.count <= 64 else { throw LoadError.invalidArgument("a run has at most 64 distinct checks, not \(checks.count)") }
         self.checks = checks
+        self.data = data
+        columnIndex = columns
+    }
+
+    /// The request the run sends as its request `number`, from entry `index`: the prepared one,
+    /// or its template filled from the number's data row. Nil when the data has run out.
+    func request(_ index: Int, number: Int) throws -> HTTPRequest? {
+        let entry = entries[index]
+        let row: [String]?
+        if let data {
+            guard let found = data.row(for: number) else { return nil }
+            row = found
+        } else {
+            row = nil
+        }
+        guard let template = entry.template else { return entry.request }
+        var request = entry.request
+        try template.render(into: &request, number: number) { name in columnIndex[name].flatMap { row?[$0] } }
+        return request
     }
 
     /// The entry of the run's request `number`, in proportion to the weights.

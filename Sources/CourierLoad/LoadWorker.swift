@@ -20,6 +20,15 @@ struct LoadWorker: Sendable {
         while await mayRun(), let slot = schedule.next(), !Task.isCancelled {
             let index = plan.pick(number: slot.number)
             let entry = plan.entries[index]
+            let request: HTTPRequest
+            do {
+                guard let filled = try plan.request(index, number: slot.number) else { return } // the data ran out
+                request = filled
+            } catch {
+                recorder.recordFailure(endpoint: index, kind: "invalidRequest", microseconds: 0, sent: 0, now: monotonicNanoseconds(),
+                                       checks: entry.checksFailed)
+                continue
+            }
             let started: UInt64
             if let intended = slot.intendedStart {
                 let now = monotonicNanoseconds()
@@ -30,22 +39,21 @@ struct LoadWorker: Sendable {
             } else {
                 started = monotonicNanoseconds()
             }
-            var request = entry.request
+            var authorized = request
             do {
-                if let authorizer { try await authorizer.authorize(&request) }
-                let response = try await service.send(request)
+                if let authorizer { try await authorizer.authorize(&authorized) }
+                let response = try await service.send(authorized)
                 let now = monotonicNanoseconds()
                 let checks = entry.checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(entry, response)
                 recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
-                                        received: response.body.count, sent: entry.bodySize, now: now, checks: checks)
+                                        received: response.body.count, sent: entry.template?.body == nil ? entry.bodySize : Int(request.body.knownLength ?? 0),
+                                        now: now, checks: checks)
             } catch is CancellationError {
                 return // the run was cancelled: what was in flight is not a result
             } catch {
                 let now = monotonicNanoseconds()
-                // No response meets a check: each of the request's checks failed.
-                let checks = LoadRecorder.CheckOutcomes(evaluated: entry.checks.reduce(0) { $0 | 1 << UInt64($1) })
                 recorder.recordFailure(endpoint: index, kind: Self.kind(of: error),
-                                       microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: checks)
+                                       microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: entry.checksFailed)
             }
         }
     }

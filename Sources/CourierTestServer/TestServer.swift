@@ -100,7 +100,7 @@ public final class TestServer: Sendable {
         let quotas = QuotaLedger()
         router.middlewares.add(FaultMiddleware(lifecycle: lifecycle, quotas: quotas))
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
-        SometimesWrongRoute.add(to: router)
+        CountingRoutes.add(to: router)
         SampleJSON.add(to: router)
         PagedShapes.add(to: router)
         let notes = NotesAPI(lifecycle: lifecycle)
