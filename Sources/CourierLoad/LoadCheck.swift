@@ -128,9 +128,8 @@ public struct LoadCheck: Sendable, Hashable, CustomStringConvertible {
         return (steps, text.distance(from: text.startIndex, to: index))
     }
 
-    /// Whether `response` meets the condition; `json` is the body parsed once for every JSON
-    /// check of the request (nil until the first one asks, `.some(nil)` when it is not JSON).
-    func passes(status: Int, headers: HTTPHeaders, body: Data, json: inout JSONValue??) -> Bool {
+    /// Whether `response` meets the condition.
+    func passes(status: Int, headers: HTTPHeaders, body: Data) -> Bool {
         switch subject {
         case .status:
             return compare(text: String(status), number: Double(status))
@@ -138,10 +137,14 @@ public struct LoadCheck: Sendable, Hashable, CustomStringConvertible {
             guard let value = headers[name] else { return comparison == .notEqual || comparison == .notMatching }
             return compare(text: value, number: Double(value))
         case .body:
+            // A literal is looked for in the bytes, without a String of the whole body.
+            if let literal = pattern?.literal {
+                let found = body.withUnsafeBytes { bytes in literal.withUnsafeBytes { LoadPattern.find($0, in: bytes) } }
+                return found == (comparison == .matching)
+            }
             return compare(text: String(decoding: body, as: UTF8.self), number: nil)
         case .json(let steps):
-            if json == nil { json = .some(try? JSONValue(parsing: body)) }
-            guard let root = json ?? nil, let value = Self.resolve(steps, in: root) else {
+            guard let value = JSONPathScanner.value(at: steps, in: body) else {
                 return comparison == .notEqual || comparison == .notMatching
             }
             switch value {
@@ -152,26 +155,6 @@ public struct LoadCheck: Sendable, Hashable, CustomStringConvertible {
             case .array, .object: return comparison == nil || comparison == .notEqual
             }
         }
-    }
-
-    private static func resolve(_ steps: [PathStep], in root: JSONValue) -> JSONValue? {
-        var value = root
-        for step in steps {
-            switch step {
-            case .member(let name): guard let next = value[name] else { return nil }; value = next
-            case .index(let index): guard let next = value[index] else { return nil }; value = next
-            case .length:
-                let count: Int? = switch value {
-                case .array(let array): array.count
-                case .object(let object): object.count
-                case .string(let string): string.count
-                default: nil
-                }
-                guard let count else { return nil }
-                value = .number(JSONNumber(count))
-            }
-        }
-        return value
     }
 
     private func compare(text: String, number: Double?) -> Bool {
@@ -194,16 +177,39 @@ public struct LoadCheck: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A regular expression, compiled once and shared by every worker (NSRegularExpression is
-/// thread-safe for matching; Swift's `Regex` is not `Sendable`).
+/// thread-safe for matching; Swift's `Regex` is not `Sendable`). Most checks look for plain
+/// text (`~json`, `~"ok"`): that is a substring search, several times cheaper than the engine.
 struct LoadPattern: @unchecked Sendable {
     private let expression: NSRegularExpression
+    /// The pattern's bytes when it has no character special to regular expressions.
+    let literal: Data?
+
+    /// Whether `needle` occurs in `haystack`: memchr to each candidate first byte, memcmp for the
+    /// rest (the generic `firstRange(of:)` cost as much as the request in a profile of checked runs).
+    static func find(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer) -> Bool {
+        guard let first = needle.first else { return true }
+        guard let base = haystack.baseAddress, let pattern = needle.baseAddress, haystack.count >= needle.count else { return false }
+        var offset = 0
+        let last = haystack.count - needle.count
+        while offset <= last, let hit = memchr(base + offset, Int32(first), last - offset + 1) {
+            let position = base.distance(to: UnsafeRawPointer(hit))
+            if memcmp(base + position, pattern, needle.count) == 0 { return true }
+            offset = position + 1
+        }
+        return false
+    }
 
     init(_ pattern: String) throws {
         expression = try NSRegularExpression(pattern: pattern)
+        literal = pattern.contains(where: { "\\^$.|?*+()[]{}".contains($0) }) ? nil : Data(pattern.utf8)
     }
 
     func isFound(in text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        if let literal {
+            var text = text
+            return text.withUTF8 { bytes in literal.withUnsafeBytes { Self.find($0, in: UnsafeRawBufferPointer(bytes)) } }
+        }
+        return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 }
 

@@ -45,15 +45,20 @@ public struct LoadData: Sendable {
 
     /// The row of request `number` of the whole run; nil past the last row in unique mode.
     func row(for number: Int) -> [String]? {
+        rowIndex(for: number).map { rows[$0] }
+    }
+
+    /// The index of that row.
+    func rowIndex(for number: Int) -> Int? {
         switch mode {
-        case .sequential: return rows[number % rows.count]
-        case .unique: return number < rows.count ? rows[number] : nil
+        case .sequential: return number % rows.count
+        case .unique: return number < rows.count ? number : nil
         case .random:
             // SplitMix64 of the number: uniform, and a function of the number alone.
             var z = UInt64(truncatingIfNeeded: number) &+ 0x9E37_79B9_7F4A_7C15
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return rows[Int((z ^ (z >> 31)) % UInt64(rows.count))]
+            return Int((z ^ (z >> 31)) % UInt64(rows.count))
         }
     }
 

@@ -24,6 +24,9 @@ struct LoadTemplate: Sendable, Hashable {
     /// Whether it has any placeholder; a constant template needs no filling.
     var isConstant: Bool { parts.allSatisfy { if case .text = $0 { true } else { false } } }
 
+    /// Whether it uses a built-in, whose value changes from request to request.
+    var hasBuiltIns: Bool { parts.contains { switch $0 { case .text, .value: false; default: true } } }
+
     /// The names it takes from a data row or a flow's values.
     var names: [String] { parts.compactMap { if case .value(let name) = $0 { name } else { nil } } }
 
@@ -88,6 +91,9 @@ struct RequestTemplate: Sendable {
     var body: LoadTemplate?
 
     var isEmpty: Bool { url == nil && headers.isEmpty && body == nil }
+
+    /// Whether it depends on the data row alone (no built-in), so it can be filled once a row.
+    var dependsOnRowAlone: Bool { !(url?.hasBuiltIns ?? false) && !headers.contains { $0.value.hasBuiltIns } && !(body?.hasBuiltIns ?? false) }
 
     /// Fills request `number`; a filled URL that does not parse, or a value with a line break in
     /// a header, is an error of that request alone.

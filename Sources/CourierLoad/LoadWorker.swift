@@ -58,13 +58,12 @@ struct LoadWorker: Sendable {
         }
     }
 
-    /// The request's checks on `response`, the body parsed as JSON at most once.
+    /// The request's checks on `response`.
     private func check(_ entry: LoadPlan.Entry, _ response: HTTPResponse) -> LoadRecorder.CheckOutcomes {
         var outcomes = LoadRecorder.CheckOutcomes()
-        var json: JSONValue??
         for index in entry.checks {
             outcomes.evaluated |= 1 << UInt64(index)
-            if plan.checks[index].passes(status: response.status, headers: response.headers, body: response.body, json: &json) {
+            if plan.checks[index].passes(status: response.status, headers: response.headers, body: response.body) {
                 outcomes.passed |= 1 << UInt64(index)
             }
         }

@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    /// Requests that depend on the row alone are filled before the run: a row that cannot make
+    /// a request is an error then, naming the file and the row.
+    @Test func aBadRowIsAnErrorBeforeTheRun() throws {
+        var options = LoadOptions()
+        options.urlTemplate = "http://127.0.0.1:9/users/{{id}}"
+        options.headers = [("X-Name", "{{name}}")]
+        options.data = try LoadData(text: "id,name\n1,ada\n2,\"two\nlines\"\n", jsonLines: false, source: "users.csv")
+        #expect {
+            try LoadRunner(options: options)
+        } throws: { error in
+            ((error as? LoadError)?.message ?? "").hasPrefix("users.csv row 2, for GET /users/{{id}}: ")
+        }
+        // With a built-in the request is filled as it is sent, and that request alone fails.
+        options.headers = [("X-Name", "{{name}}-{{seq}}")]
+        _ = try LoadRunner(options: options)
+    }
+
     static func csv(_ count: Int) throws -> LoadData {
         try LoadData(text: "id\n" + (0..<count).map { "row-\($0)" }.joined(separator: "\n"), jsonLines: false, source: "rows.csv")
     }
