@@ -43,9 +43,13 @@ extension Repository {
 }
 
 extension Repository {
-    /// The Sources folders people write: all but the generated Google clients.
-    package static func handWrittenTargets() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path("Sources").path)
+    /// The Swift files of the Sources folders people write (all but the generated Google
+    /// clients), as `swiftCode(under:)` gives them, with paths from the repository's root.
+    package static func handWrittenCode() throws -> [(path: String, code: String)] {
+        let targets = try FileManager.default.contentsOfDirectory(atPath: path("Sources").path)
             .filter { !["GoogleStorage", "GoogleTasks"].contains($0) }.sorted()
+        return try targets.flatMap { target in
+            try swiftCode(under: "Sources/\(target)").map { ("Sources/\(target)/\($0.path)", $0.code) }
+        }
     }
 }
