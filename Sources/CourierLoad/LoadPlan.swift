@@ -118,7 +118,7 @@ struct LoadPlan: Sendable {
                 }
                 var checked = try prepare(name: name, method: method, url: item.url, extraHeaders: item.headers ?? [:],
                                           body: item.body.map { Data($0.utf8) }, where: "scenario request \"\(name)\"")
-                checked.checks = try Array(Set(try indices(item.checks ?? []))).sorted()
+                checked.checks = Array(Set(try indices(item.checks ?? []))).sorted()
                 entries.append(checked)
                 sums.append((sums.last ?? 0) + (item.weight ?? 1))
             }
