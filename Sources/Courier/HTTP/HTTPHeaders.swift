@@ -57,7 +57,7 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     /// The first value for `name`, compared case-insensitively; setting replaces every field of that name.
     public subscript(name: String) -> String? {
         get {
-            if case .received(let block) = storage { return block.spans(named: name).first.map(block.value(of:)) }
+            if case .received(let block) = storage { return block.values(named: name, limit: 1).first }
             return fields.first { HTTPSyntax.namesEqual($0.name, name) }?.value
         }
         set {
@@ -67,12 +67,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
-        if case .received(let block) = storage { return block.spans(named: name).map(block.value(of:)) }
+        if case .received(let block) = storage { return block.values(named: name) }
         return fields.lazy.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
     }
 
     public func contains(_ name: String) -> Bool {
-        if case .received(let block) = storage { return !block.spans(named: name).isEmpty }
+        if case .received(let block) = storage { return !block.values(named: name, limit: 1).isEmpty }
         return fields.contains { HTTPSyntax.namesEqual($0.name, name) }
     }
 
@@ -107,7 +107,7 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public var count: Int {
         switch storage {
         case .fields(let fields): fields.count
-        case .received(let block): block.spans.count
+        case .received(let block): block.count
         }
     }
 

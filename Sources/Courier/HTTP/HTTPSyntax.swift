@@ -34,6 +34,11 @@ enum HTTPSyntax {
         }
     }
 
+    /// A space or a tab: optional whitespace around a field value (RFC 9110 §5.6.3).
+    @inline(__always) static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
     @inline(__always) static func lower(_ b: UInt8) -> UInt8 {
         (b >= 65 && b <= 90) ? b | 0x20 : b
     }

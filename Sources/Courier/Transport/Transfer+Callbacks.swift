@@ -46,35 +46,7 @@ extension Transfer {
     /// Collects the last response's header fields. Reading them here costs a fraction of
     /// `curl_easy_nextheader`, which rescans every header for each one it returns.
     private func receivedHeaderLine(_ line: UnsafeRawBufferPointer) {
-        var end = line.count
-        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        guard end > 0 else { // the blank line that ends a head: later lines are trailers
-            receivedHeaders.endHead()
-            return
-        }
-        if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
-           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            receivedHeaders.reset() // a new response (after a redirect, a 100 or a proxy's CONNECT)
-            machine.responseBegan()
-            return
-        }
-        guard !receivedHeaders.headEnded else { return }
-        if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
-            receivedHeaders.continueLastValue(Self.trimmed(line, 0, end)) // obsolete line folding
-            return
-        }
-        var colon = 0
-        while colon < end, line[colon] != UInt8(ascii: ":") { colon += 1 }
-        guard colon < end else { return }
-        receivedHeaders.add(name: Self.trimmed(line, 0, colon), value: Self.trimmed(line, colon + 1, end))
-    }
-
-    private static func trimmed(_ line: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
-        var start = start
-        var end = end
-        while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: line[start..<end])
+        if receivedHeaders.receive(line) { machine.responseBegan() }
     }
 
     /// Body bytes from curl; returning less than `bytes.count` aborts the transfer.

@@ -42,11 +42,14 @@ import Testing
 
 /// A response's headers as they arrived, read on demand (``ReceivedHeaderBlock``).
 @Suite struct ReceivedHeadersTests {
-    static func collected(_ lines: [(String, String)]) -> HTTPHeaders {
+    /// Feeds `lines` as curl's header callback delivers them; returns the lines that began a response.
+    static func receive(_ lines: [String], into collector: inout ReceivedHeaderCollector) -> [String] {
+        lines.filter { line in Array(line.utf8).withUnsafeBytes { collector.receive($0) } }
+    }
+
+    static func collected(_ pairs: [(String, String)]) -> HTTPHeaders {
         var collector = ReceivedHeaderCollector()
-        for (name, value) in lines {
-            Array(name.utf8).withUnsafeBytes { n in Array(value.utf8).withUnsafeBytes { v in collector.add(name: n, value: v) } }
-        }
+        _ = receive(["HTTP/1.1 200 OK\r\n"] + pairs.map { "\($0.0): \($0.1)\r\n" } + ["\r\n"], into: &collector)
         return collector.headers
     }
 
@@ -62,6 +65,7 @@ import Testing
         #expect(received["Empty"] == "")
         #expect(received.values(for: "Set-Cookie") == ["a=1", "b=2"])
         #expect(received.contains("set-COOKIE"))
+        #expect(!received.contains("Set"))
         #expect(received.count == 4)
         #expect(received.map(\.name) == pairs.map(\.0))
     }
@@ -76,16 +80,33 @@ import Testing
         #expect(before["a"] == "1" && before.count == 3) // a copy is its own value
     }
 
-    @Test func foldedLinesAndANewResponse() {
+    /// Whitespace around values, a value holding colons, a line without one, bare LF endings.
+    @Test func linesAreParsedAsRFC9112Says() {
         var collector = ReceivedHeaderCollector()
-        func add(_ name: String, _ value: String) {
-            Array(name.utf8).withUnsafeBytes { n in Array(value.utf8).withUnsafeBytes { v in collector.add(name: n, value: v) } }
-        }
-        add("Location", "/elsewhere")
-        collector.reset() // the redirect's target answered
-        add("X-Long", "first")
-        Array("second".utf8).withUnsafeBytes { collector.continueLastValue($0) }
-        add("After", "folding")
-        #expect(collector.headers.map { "\($0.name)=\($0.value)" } == ["X-Long=first second", "After=folding"])
+        _ = Self.receive(["HTTP/1.1 200 OK\r\n", "X-Pad: \t padded value \t\r\n", "Location:http://a:80/b\n", "no colon here\r\n",
+                          "Empty:\r\n", "\r\n"], into: &collector)
+        let headers = collector.headers
+        #expect(headers.map { "\($0.name)=\($0.value)" } == ["X-Pad=padded value", "Location=http://a:80/b", "Empty="])
+        #expect(headers.count == 3)
+        #expect(headers["location"] == "http://a:80/b")
+    }
+
+    @Test func aNewResponseStartsOverAndTrailersAreNotKept() {
+        var collector = ReceivedHeaderCollector()
+        let began = Self.receive(["HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n",
+                                  "HTTP/1.1 302 Found\r\n", "Location: /elsewhere\r\n", "\r\n",
+                                  "HTTP/2 200\r\n", "Content-Type: text/plain\r\n", "\r\n", "X-Trailer: late\r\n"],
+                                 into: &collector)
+        #expect(began == ["HTTP/1.1 100 Continue\r\n", "HTTP/1.1 302 Found\r\n", "HTTP/2 200\r\n"])
+        #expect(collector.headEnded)
+        #expect(collector.headers.map { "\($0.name)=\($0.value)" } == ["Content-Type=text/plain"])
+    }
+
+    @Test func foldedLinesJoinTheFieldBefore() {
+        var collector = ReceivedHeaderCollector()
+        _ = Self.receive(["HTTP/1.1 302 Found\r\n", "Location: /elsewhere\r\n", "\r\n", "HTTP/1.1 200 OK\r\n",
+                          "X-Long: first\r\n", "   second\r\n", "\tthird\r\n", "After: folding\r\n", "\r\n"], into: &collector)
+        #expect(collector.headers.map { "\($0.name)=\($0.value)" } == ["X-Long=first second third", "After=folding"])
+        #expect(collector.headers["after"] == "folding")
     }
 }
