@@ -22,10 +22,21 @@ struct AdmissionQueue<Element, Key: Hashable> {
     }
 
     /// Returns true when `element` may run now (and counts it as running); otherwise queues it.
+    ///
+    /// The common case, nothing waiting, costs one lookup of `key`: the count is read and raised
+    /// in one access (each lookup hashes the key again).
     mutating func admit(_ element: Element, key: Key) -> Bool {
-        if runningTotal < totalLimit, running[key, default: 0] < perKeyLimit, waiting[key] == nil {
-            markRunning(key)
-            return true
+        if runningTotal < totalLimit, waitingCount == 0 || waiting[key] == nil {
+            let limit = perKeyLimit
+            let admitted = { (count: inout Int) -> Bool in
+                guard count < limit else { return false }
+                count += 1
+                return true
+            }(&running[key, default: 0])
+            if admitted {
+                runningTotal += 1
+                return true
+            }
         }
         waiting[key, default: []].append((nextSequence, element))
         nextSequence &+= 1
@@ -33,11 +44,12 @@ struct AdmissionQueue<Element, Key: Hashable> {
         return false
     }
 
-    /// A running element under `key` ended.
+    /// A running element under `key` ended. A key's count may stay at zero while others run;
+    /// the table empties whenever nothing runs or waits, so keys do not pile up.
     mutating func release(key: Key) {
         runningTotal -= 1
-        let count = running[key, default: 1] - 1
-        running[key] = count == 0 ? nil : count
+        running[key, default: 1] -= 1
+        if runningTotal == 0, waitingCount == 0 { running.removeAll(keepingCapacity: true) }
     }
 
     /// The oldest waiting element that may run now, counted as running; nil when none may.

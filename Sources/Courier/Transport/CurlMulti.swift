@@ -15,10 +15,10 @@ final class CurlMulti {
     let driver: any LoopDriver
     unowned(unsafe) var loop: CurlEventLoop!
 
-    /// Every unresolved transfer, by id: for shutdown and cancelling by request id.
-    @exclusivity(unchecked) private(set) var registry: [UInt64: Transfer] = [:]
+    /// Every unresolved transfer: for shutdown and the idle sweep.
+    @exclusivity(unchecked) private var unresolved = TransferList()
     private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
-    @exclusivity(unchecked) private(set) var liveTransfers = 0
+    var liveTransfers: Int { unresolved.count }
     /// Sockets curl opened, by descriptor, with their inode: curl sometimes closes a socket
     /// without its close callback (a connect given up), so counts are checked against the kernel.
     @exclusivity(unchecked) private var sockets: [Int32: UInt64] = [:]
@@ -86,8 +86,7 @@ final class CurlMulti {
 
     /// A submitted transfer: registered, then started now if a slot is free, else queued.
     func enqueue(_ transfer: Transfer) {
-        liveTransfers += 1
-        registry[transfer.id] = transfer
+        unresolved.insert(transfer)
         if admission.admit(transfer, key: transfer.target.hostKey), !transfer.start() {
             admission.release(key: transfer.target.hostKey) // resolved meanwhile: the slot is not used
         }
@@ -107,8 +106,7 @@ final class CurlMulti {
     /// transfer stays in the admission queue, skipped when its turn comes.
     func resolved(_ transfer: Transfer, _ release: TransferStateMachine.Release) {
         if release.leaveRegistry {
-            liveTransfers -= 1
-            registry[transfer.id] = nil
+            unresolved.remove(transfer)
             if liveTransfers == 0, !idleWaiters.isEmpty {
                 let waiters = idleWaiters
                 idleWaiters = []
@@ -153,7 +151,7 @@ final class CurlMulti {
         guard now >= due else { return }
         nextSweep = nil
         var watching = false
-        for transfer in Array(registry.values) where transfer.machine.isAttached {
+        for transfer in unresolved.all where transfer.machine.isAttached {
             guard let idle = transfer.timeouts.idle else { continue }
             let limit = UInt64(clamping: idle.milliseconds) * 1_000_000
             // Cancelling one transfer runs curl, whose callbacks may stamp another after `now`.
@@ -245,7 +243,7 @@ final class CurlMulti {
     func cancelAll(with error: any Error) {
         closed = true
         for transfer in admission.removeAllWaiting() { transfer.cancel(with: error) }
-        for transfer in Array(registry.values) { transfer.cancel(with: error) }
+        for transfer in unresolved.all { transfer.cancel(with: error) }
     }
 
     /// Destroys the multi handle and every pooled handle. Transfers must be resolved first.

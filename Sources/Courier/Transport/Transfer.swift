@@ -38,6 +38,9 @@ final class Transfer {
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     @exclusivity(unchecked) var requestBody: RequestBodySource?
     @exclusivity(unchecked) var fileOutput: FileOutput?
+    /// Its neighbours in the multi handle's ``TransferList`` while unresolved.
+    @exclusivity(unchecked) var listNext: Transfer?
+    @exclusivity(unchecked) unowned(unsafe) var listPrevious: Transfer?
     /// Current `curl_easy_pause` bitmask: both directions are tracked because the call sets both.
     @exclusivity(unchecked) var pauseMask = 0
 
