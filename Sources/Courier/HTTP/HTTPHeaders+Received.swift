@@ -87,7 +87,7 @@ final class ReceivedHeaderBlock: Sendable {
         bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
     }
 
-    /// `start..<end` without leading and trailing spaces and tabs (and a line's CR).
+    /// `start..<end` without leading and trailing spaces and tabs.
     private static func trimmed(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (start: Int, end: Int) {
         var start = start
         var end = end
