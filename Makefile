@@ -63,7 +63,7 @@ HEAVY_TESTS := UploadProcessTests|MemoryTests|OpenAPIStreamTests
 # time, last, when nothing else competes for the 2 cores. Not under the sanitizers, which slow
 # the client below the server's quota; the limiter's concurrency is checked there by the
 # conformance and cancellation tests, the ramps' arithmetic by LoadStageTests.
-TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests
+TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests|LoadCompareTimingTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
 

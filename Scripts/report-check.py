@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Renders a `courier load --report` page in headless Chromium and checks it as a person would see it.
 
-    Scripts/report-check.py REPORT.html OUT_DIR
+    Scripts/report-check.py REPORT.html OUT_DIR [STAGES | compare]
+
+`compare` checks a `courier load compare --report` page instead: every chart draws both runs.
 
 Through the DevTools protocol, for a light and a dark page: no script error or console error,
 every chart's lines and bars have a drawn length or area (measured by the browser's layout, not
@@ -86,7 +88,9 @@ def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     report, out = os.path.abspath(sys.argv[1]), sys.argv[2]
-    stages = int(sys.argv[3]) if len(sys.argv) == 4 else None  # the run's stages, when it ramped
+    compare = len(sys.argv) == 4 and sys.argv[3] == "compare"
+    stages = int(sys.argv[3]) if len(sys.argv) == 4 and not compare else None  # the run's stages, when it ramped
+    name = "compare" if compare else "report"
     os.makedirs(out, exist_ok=True)
     port = free_port()
     profile = tempfile.mkdtemp(prefix="courier-chromium-")
@@ -135,6 +139,8 @@ def main():
                 for line in chart["lines"]:
                     if not line["length"] > 0:
                         failures.append(f"{scheme}: {chart['label']!r}: line {line['name']!r} has no drawn length")
+                if compare and len(chart["lines"]) != 2:
+                    failures.append(f"{scheme}: chart {chart['label']!r} draws {len(chart['lines'])} lines, not the two runs")
             # A ramp's report: a row per stage, and each chart over time marks where stages 2… begin.
             if stages is not None and measured["stages"] != stages:
                 failures.append(f"{scheme}: {measured['stages']} rows in Stages, the run had {stages}")
@@ -143,14 +149,14 @@ def main():
                     markers = chart["markers"]
                     if len(markers) != max(0, measured["stages"] - 1) or any(not height > 50 for height in markers):
                         failures.append(f"{scheme}: {chart['label']!r}: stage markers {markers} for {measured['stages']} stages")
-            if not measured["bars"] or any(not bar["area"] > 0 for bar in measured["bars"]):
+            if not compare and not measured["bars"] or any(not bar["area"] > 0 for bar in measured["bars"]):
                 failures.append(f"{scheme}: status bars missing or empty: {measured['bars']}")
             shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-            path = os.path.join(out, f"report-{scheme}.png")
+            path = os.path.join(out, f"{name}-{scheme}.png")
             with open(path, "wb") as file:
                 file.write(base64.b64decode(shot["data"]))
             lines = sum(len(c["lines"]) for c in measured["charts"])
-            print(f"report-check {scheme}: {len(measured['charts'])} charts, {lines} lines, {len(measured['bars'])} bars, "
+            print(f"report-check {name} {scheme}: {len(measured['charts'])} charts, {lines} lines, {len(measured['bars'])} bars, "
                   f"{measured['stages']} stages, "
                   f"background {measured['background']}, {len(errors)} errors → {path}")
         if seen["light"]["background"] == seen["dark"]["background"]:

@@ -3,7 +3,8 @@
 #   Scripts/report-check.sh [COURIER_BINARY] [OUT_DIR]
 # A 6-second open-model run against `courier serve` (a mix with a slow endpoint and 503s, so
 # every chart has something to draw; its rate ramps in stages, so the stage marks show), then the
-# browser check in a light and a dark page.
+# browser check in a light and a dark page; then a second run with the slow endpoint slower,
+# and the `courier load compare` page of the two, checked the same way.
 set -euo pipefail
 courier=${1:-.build/debug/courier}
 out=${2:-.build/report-check}
@@ -26,3 +27,15 @@ status=0
     --report "$out/report.html" --output "$out/result.json" || status=$?
 [ "$status" = 0 ] || [ "$status" = 99 ] || { echo "report-check: courier load failed ($status)"; exit 1; }
 python3 Scripts/report-check.py "$out/report.html" "$out" 2
+
+# The same mix with the slow endpoint 20 ms slower: compare exits 99 (p99 got worse) and the
+# page draws both runs in every chart.
+sed 's|/delay/20"|/delay/40"|' "$out/mix.json" > "$out/mix-slower.json"
+status=0
+"$courier" load --scenario "$out/mix-slower.json" --rate 100 --stage 2s:400/s --stage 4s:400/s -c 64 \
+    --output "$out/result-slower.json" > /dev/null || status=$?
+[ "$status" = 0 ] || { echo "report-check: the second courier load failed ($status)"; exit 1; }
+status=0
+"$courier" load compare "$out/result.json" "$out/result-slower.json" --report "$out/compare.html" || status=$?
+[ "$status" = 0 ] || [ "$status" = 99 ] || { echo "report-check: courier load compare failed ($status)"; exit 1; }
+python3 Scripts/report-check.py "$out/compare.html" "$out" compare

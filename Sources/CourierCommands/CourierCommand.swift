@@ -13,7 +13,7 @@ public struct CourierCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// `courier load`: run a load test (the default) or merge results.
+/// `courier load`: run a load test (the default), merge results or compare two.
 public struct LoadCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "load",
@@ -30,9 +30,12 @@ public struct LoadCommand: AsyncParsableCommand {
             with throughput, errors and percentiles over time, the percentile curve, status codes \
             and thresholds.
 
+            Comparing runs: `courier load compare base.json new.json` gives each percentile's \
+            change with a confidence interval and exits 99 when a figure got significantly worse.
+
             Every option of a run: courier load run --help.
             """,
-        subcommands: [LoadRunCommand.self, LoadMergeCommand.self],
+        subcommands: [LoadRunCommand.self, LoadMergeCommand.self, LoadCompareCommand.self],
         defaultSubcommand: LoadRunCommand.self
     )
 

@@ -45,37 +45,12 @@ public struct LoadMergeCommand: AsyncParsableCommand {
         for expression in threshold {
             do { _ = try Threshold(expression) } catch { throw ValidationError("--threshold \(error)") }
         }
-        for file in files where file.hasPrefix("gs:") && StorageLocation(file) == nil {
-            throw ValidationError("\(file): expected gs://bucket/folder/")
-        }
+        try ResultInput.validate(files)
         try ResultOutput.validate(outputs: output)
     }
 
     public func run() async throws {
-        var documents: [(name: String, data: Data)] = []
-        for file in files {
-            if let location = StorageLocation(file) {
-                let found: [(name: String, data: Data)]
-                do { found = try await CloudStorageResults.read(from: location) } catch { throw ValidationError("\(file): \(error)") }
-                guard !found.isEmpty else { throw ValidationError("\(file): no .json results there") }
-                documents += found
-            } else {
-                let data = file == "-" ? (try? FileHandle.standardInput.readToEnd()) ?? Data() : FileManager.default.contents(atPath: file)
-                guard let data else { throw ValidationError("cannot read \(file)") }
-                documents.append((file, data))
-            }
-        }
-        // One result at a time: twenty shards' timelines need not all be in memory at once.
-        var merged: LoadResult?
-        var shards: [LoadShard?] = []
-        for document in documents {
-            let result: LoadResult
-            do { result = try LoadResult.decode(document.data) } catch { throw ValidationError("\(document.name): \(error)") }
-            shards.append(result.shard)
-            if merged == nil { merged = LoadResult.merged([result]) } else { merged!.merge(result) }
-        }
-        do { try LoadResult.checkShards(shards) } catch { throw ValidationError("\(error)") }
-        guard var merged else { throw ValidationError("nothing to merge") }
+        var merged = try await ResultInput.merged(files)
         merged.thresholds = try threshold.map { try Threshold($0).evaluate(merged) }
         try await ResultOutput.emit(merged, json: json, outputs: output, report: report)
     }

@@ -26,22 +26,7 @@ public struct LoadHTMLReport: Sendable {
         body += section("Latency by percentile", chart: percentileChart)
         body += stageSection + statusSection + checkSection + thresholdSection + endpointSection + settingsSection
         body += "<footer>Written by <code>courier load</code> · \(HTML.escape(LoadResult.schema))</footer>"
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8"/>
-            <meta name="viewport" content="width=device-width, initial-scale=1"/>
-            <meta name="color-scheme" content="light dark"/>
-            <title>courier load · \(HTML.escape(result.target))</title>
-            <style>\(Self.style)</style>
-            </head>
-            <body>
-            \(body)
-            </body>
-            </html>
-
-            """
+        return HTML.page(title: "courier load · \(result.target)", style: Self.style, body: body)
     }
 
     // MARK: Sections
@@ -87,9 +72,13 @@ public struct LoadHTMLReport: Sendable {
 
     /// The seconds interval `index` covers: the last one only up to the run's end.
     private func span(of index: Int, in timeline: LoadTimeline) -> (middle: Double, length: Double) {
+        Self.span(of: index, in: timeline, durationSeconds: result.durationSeconds)
+    }
+
+    static func span(of index: Int, in timeline: LoadTimeline, durationSeconds: Double) -> (middle: Double, length: Double) {
         let width = Double(timeline.intervalSeconds)
         let start = Double(index) * width
-        let end = index == timeline.intervals.count - 1 ? max(start + 0.001, min(start + width, result.durationSeconds)) : start + width
+        let end = index == timeline.intervals.count - 1 ? max(start + 0.001, min(start + width, durationSeconds)) : start + width
         return ((start + end) / 2, end - start)
     }
 
@@ -129,15 +118,23 @@ public struct LoadHTMLReport: Sendable {
 
     /// HdrHistogram's percentile plot: x is `log10(1 / (1 − p))`, so each nine gets equal room.
     private var percentileChart: SVGChart {
-        let latency = result.latency
-        // As many nines as the count supports: 1,000 requests say little past 99.9 %.
-        let nines = max(2, min(5, (log10(Double(max(1, latency.count)))).rounded(.down)))
+        let nines = Self.nines(for: result.latency.count)
+        return SVGChart(series: [Self.percentileSeries(result.latency, nines: nines, name: "latency at percentile", style: "s1")],
+                        xAxis: .percentiles(nines: nines), yUnit: "ms", label: "Latency by percentile, log scale of nines")
+    }
+
+    /// As many nines as `count` requests support: 1,000 requests say little past 99.9 %.
+    static func nines(for count: Int) -> Double {
+        max(2, min(5, (log10(Double(max(1, count)))).rounded(.down)))
+    }
+
+    /// The percentile curve of `latency` in milliseconds, for a chart with `nines` on its x axis.
+    static func percentileSeries(_ latency: LatencyDistribution, nines: Double, name: String, style: String) -> SVGChart.Series {
         let points = stride(from: 0.0, through: nines, by: nines / 200).map { x -> (x: Double, y: Double) in
             let percentile = min(100, 100 * (1 - pow(10, -x)))
             return (x, Double(latency.value(atPercentile: percentile)) / 1000)
         }
-        return SVGChart(series: [.init(name: "latency at percentile", style: "s1", points: points)],
-                        xAxis: .percentiles(nines: nines), yUnit: "ms", label: "Latency by percentile, log scale of nines")
+        return .init(name: name, style: style, points: points)
     }
 
     private var statusSection: String {
