@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only, both: child processes (peers, the test helper) without Foundation.Process,
         // whose run() reads past a buffer on Linux and crashes about one suite run in five
         // (swiftlang/swift-corelibs-foundation#5472); swift-system for the paths Subprocess takes.
@@ -113,6 +114,8 @@ let package = Package(
                 "CourierSync",
                 "CZlib",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                // Live metrics during a run (`--metrics-port`): small, swift-metrics and atomics only.
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // Discovery document → Swift client: parse, translate, render; a document named by API
@@ -153,6 +156,9 @@ let package = Package(
                 "CourierTestServer",
                 "GoogleStorage", // results to and from gs://
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"), // --metrics-port
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // CourierTransport: swift-openapi-generator's clients over a ServiceActor.

@@ -127,6 +127,15 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "Where request tasks run: loop (on the service's event loop thread, no hop) or default.")
     var executor = "loop"
 
+    @Option(help: "Serve live Prometheus metrics on this port during the run (GET /metrics): requests and errors by status and step, a latency histogram, in flight, the target rate.")
+    var metricsPort: Int?
+
+    @Option(help: "The address --metrics-port listens on; 0.0.0.0 in a pod that Prometheus scrapes.")
+    var metricsHost = "127.0.0.1"
+
+    @Option(help: "Keep serving --metrics-port this long after the run, so a last scrape sees the final figures (as 15s).")
+    var metricsLinger = "0s"
+
     public init() {}
 
     public func validate() throws {
@@ -135,6 +144,8 @@ public struct LoadRunCommand: AsyncParsableCommand {
         guard ["loop", "default"].contains(executor) else { throw ValidationError("--executor: loop or default") }
         try ResultOutput.validate(outputs: output, shard: options.shard)
         _ = try startTime()
+        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port \(metricsPort): expected 0 to 65535") }
+        _ = try DurationParsing.require(metricsLinger, "--metrics-linger")
     }
 
     public func run() async throws {
@@ -148,9 +159,17 @@ public struct LoadRunCommand: AsyncParsableCommand {
         }
         let server: TestServer? = options.url == nil && options.scenario == nil ? try await TestServer.start() : nil
         if let server { Terminal.note("courier: loading the embedded test server at \(server.baseURL.absoluteString)") }
+        let metrics = metricsPort.map { _ in LoadMetrics() }
+        var endpoint: MetricsEndpoint?
         var result: LoadResult
         do {
-            let runner = try LoadRunner(options: options, defaultURL: server?.url("/json/1024"))
+            if let metrics, let metricsPort {
+                do { endpoint = try await MetricsEndpoint.start(metrics, host: metricsHost, port: metricsPort) } catch {
+                    throw ValidationError("\(error)")
+                }
+                Terminal.note("courier: live metrics on \(endpoint!.url)")
+            }
+            let runner = try LoadRunner(options: options, defaultURL: server?.url("/json/1024"), metrics: metrics)
             let live = Terminal.isInteractive ? LiveProgress() : nil
             var progress: (@Sendable (LoadProgress) -> Void)?
             if let live { progress = { live.show($0) } }
@@ -162,12 +181,29 @@ public struct LoadRunCommand: AsyncParsableCommand {
             }
             live?.clear()
         } catch {
+            await endpoint?.stop()
             await server?.stop()
             throw error
         }
         await server?.stop()
         result.thresholds = thresholds.map { $0.evaluate(result) }
-        try await ResultOutput.emit(result, json: json, outputs: output, report: report)
+        do {
+            try await ResultOutput.emit(result, json: json, outputs: output, report: report)
+        } catch {
+            await linger(endpoint)
+            throw error
+        }
+        await linger(endpoint)
+    }
+
+    /// Serves the final metrics for `--metrics-linger` (Ctrl-C ends it early), then stops the endpoint.
+    private func linger(_ endpoint: MetricsEndpoint?) async {
+        guard let endpoint else { return }
+        if let linger = DurationParsing.parse(metricsLinger), linger > .zero {
+            Terminal.note("courier: the final metrics stay on \(endpoint.url) for \(metricsLinger)")
+            try? await Terminal.cancellingOnInterrupt { try await Task.sleep(for: linger) }
+        }
+        await endpoint.stop()
     }
 
     /// `--start-at`, as a date.

@@ -26,6 +26,8 @@ final class LoadRecorder: Sendable {
         /// Per check of the plan: how often it held and failed.
         var checkPasses: [Int]
         var checkFails: [Int]
+        /// Live Prometheus metrics, when the run serves them.
+        var live: LoadMetrics.Handles?
     }
 
     /// Which of the plan's checks a request evaluated, and which of those held: bit `i` is check `i`.
@@ -37,18 +39,23 @@ final class LoadRecorder: Sendable {
     private let state: LockedValue<State>
     private let endpointNames: [String]
     private let checkNames: [String]
+    /// The live metrics' gauges, set outside the lock.
+    let metrics: LoadMetrics?
 
     /// - Parameter endpointNames: the scenario's request names; per-endpoint figures are kept
     ///   only when there is more than one, or a scenario named them.
     /// - Parameter checkNames: the plan's checks, whose outcomes are counted by position.
-    init(endpointNames: [String], checkNames: [String] = []) {
+    /// - Parameter metrics: live metrics to record into as well, labelled by `steps` (every request's name).
+    init(endpointNames: [String], checkNames: [String] = [], metrics: LoadMetrics? = nil, steps: [String] = []) {
         self.endpointNames = endpointNames
         self.checkNames = checkNames
+        self.metrics = metrics
         state = LockedValue(State(endpoints: Array(repeating: EndpointResult(), count: endpointNames.count),
                                   timeline: LoadTimeline(startedAt: Date().timeIntervalSince1970),
                                   clockStart: monotonicNanoseconds(),
                                   checkPasses: Array(repeating: 0, count: checkNames.count),
-                                  checkFails: Array(repeating: 0, count: checkNames.count)))
+                                  checkFails: Array(repeating: 0, count: checkNames.count),
+                                  live: metrics.map { LoadMetrics.Handles(metrics: $0, steps: steps, checkNames: checkNames) }))
     }
 
     /// Starts the timeline's clock: the measured phase begins at `clock` (monotonic) and now (wall).
@@ -73,6 +80,7 @@ final class LoadRecorder: Sendable {
             state.bytesSent += Int64(sent)
             if status >= 0 && status < 600 { state.statuses[status] += 1 } else { state.otherStatuses[status, default: 0] += 1 }
             state.latency.record(microseconds: microseconds)
+            state.live?.record(step: endpoint, status: status, failure: nil, microseconds: microseconds, received: received)
             if !state.endpoints.isEmpty {
                 state.endpoints[endpoint].requests += 1
                 if failed { state.endpoints[endpoint].errors += 1 }
@@ -91,6 +99,7 @@ final class LoadRecorder: Sendable {
             state.bytesSent += Int64(sent)
             state.errorKinds[kind, default: 0] += 1
             state.latency.record(microseconds: microseconds)
+            state.live?.record(step: endpoint, status: nil, failure: kind, microseconds: microseconds, received: 0)
             if !state.endpoints.isEmpty {
                 state.endpoints[endpoint].requests += 1
                 state.endpoints[endpoint].errors += 1
@@ -104,7 +113,9 @@ final class LoadRecorder: Sendable {
         while bits != 0 {
             let index = bits.trailingZeroBitCount
             bits &= bits - 1
-            if checks.passed & (1 << index) != 0 { state.checkPasses[index] += 1 } else { state.checkFails[index] += 1 }
+            let passed = checks.passed & (1 << index) != 0
+            if passed { state.checkPasses[index] += 1 } else { state.checkFails[index] += 1 }
+            state.live?.recordCheck(index, passed: passed)
         }
     }
 

@@ -18,14 +18,18 @@ import Foundation
 /// requests in flight are cancelled and not counted, and the result covers what completed.
 public struct LoadRunner: Sendable {
     public let options: LoadOptions
+    /// Live metrics the run records into (``LoadMetrics``), for a `/metrics` endpoint.
+    public let metrics: LoadMetrics?
     let plan: LoadPlan
 
     /// Checks the options and prepares the requests; nothing is sent yet.
     ///
     /// - Parameter defaultURL: what to load when the options name no URL and no scenario.
-    public init(options: LoadOptions, defaultURL: URL? = nil) throws {
+    /// - Parameter metrics: live metrics to record the measured phase into as well.
+    public init(options: LoadOptions, defaultURL: URL? = nil, metrics: LoadMetrics? = nil) throws {
         try Self.validate(options)
         self.options = options
+        self.metrics = metrics
         plan = try LoadPlan(options: options, defaultURL: defaultURL)
     }
 
@@ -91,7 +95,8 @@ public struct LoadRunner: Sendable {
             _ = await phase(on: service, limit: .duration(nanoseconds: options.warmup.nanoseconds),
                             recorder: discarded, authorizer: authorizer, warmingUp: true, progress: progress)
         }
-        let recorder = LoadRecorder(endpointNames: names, checkNames: plan.checks.map(\.expression))
+        let recorder = LoadRecorder(endpointNames: names, checkNames: plan.checks.map(\.expression),
+                                    metrics: metrics, steps: plan.entries.map(\.name))
         let limit: LoadSchedule.Limit = options.requests.map { .requests($0) }
             ?? .duration(nanoseconds: options.ramp.map { UInt64($0.seconds * 1e9) } ?? options.duration.nanoseconds)
         let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,
@@ -156,6 +161,12 @@ public struct LoadRunner: Sendable {
                                 report: report)
             }
         }
+        let targets = metrics.map { metrics in
+            Task { [rateProfile, inFlightProfile, workerCount, shard = options.shard] in
+                await Self.publishTargets(metrics, schedule: schedule, rate: rateProfile, inFlight: inFlightProfile,
+                                          workers: workerCount, shard: shard)
+            }
+        }
         let workers: @Sendable () async -> Void = { [plan, workerCount, inFlightProfile, shard = options.shard] in
             await withTaskGroup(of: Void.self) { group in
                 for local in 0..<workerCount {
@@ -172,7 +183,22 @@ public struct LoadRunner: Sendable {
             await workers()
         }
         ticker?.cancel()
+        targets?.cancel()
+        if let metrics { metrics.targetRate.set(to: 0); metrics.targetInFlight.set(to: 0) }
         return Double(monotonicNanoseconds() - schedule.start) / 1e9
+    }
+
+    /// Keeps the live target gauges at what the schedule asks for now, four times a second.
+    private static func publishTargets(_ metrics: LoadMetrics, schedule: LoadSchedule, rate: StageProfile?, inFlight: StageProfile?,
+                                       workers: Int, shard: LoadShard?) async {
+        let share = Double(shard?.count ?? 1)
+        while !Task.isCancelled {
+            let seconds = Double(monotonicNanoseconds() - schedule.start) / 1e9
+            if let rate { metrics.targetRate.set(to: rate.value(at: seconds) / share) }
+            // A ramp of requests in flight is split over shards worker by worker; a share is near enough for a gauge.
+            metrics.targetInFlight.set(to: inFlight.map { min(Double(workers), ($0.value(at: seconds) / share).rounded(.down)) } ?? (rate == nil ? Double(workers) : 0))
+            try? await Task.sleep(for: .milliseconds(250))
+        }
     }
 
     private static func tick(schedule: LoadSchedule, limit: LoadSchedule.Limit, shard: LoadShard?, recorder: LoadRecorder,

@@ -40,6 +40,9 @@ struct LoadWorker: Sendable {
                 started = monotonicNanoseconds()
             }
             var authorized = request
+            let live = recorder.metrics
+            live?.inFlight.increment()
+            defer { live?.inFlight.decrement() }
             do {
                 if let authorizer { try await authorizer.authorize(&authorized) }
                 let response = try await service.send(authorized)
