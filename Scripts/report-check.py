@@ -25,6 +25,8 @@ import websocket  # websocket-client
 
 MEASURE = r"""
 (() => {
+  const rows = title => [...document.querySelectorAll('section')].filter(s => s.querySelector('h2')?.textContent === title)
+                          .map(s => s.querySelectorAll('tbody tr').length)[0] ?? 0;
   const charts = [...document.querySelectorAll('svg.chart')].map(svg => {
     const box = svg.getBoundingClientRect();
     const lines = [...svg.querySelectorAll('path.line')].map(p => ({
@@ -39,8 +41,7 @@ MEASURE = r"""
   const body = getComputedStyle(document.body);
   return JSON.stringify({ charts, bars, background: body.backgroundColor, color: body.color,
                           title: document.title, sections: document.querySelectorAll('section').length,
-                          stages: [...document.querySelectorAll('section')].filter(s => s.querySelector('h2')?.textContent === 'Stages')
-                                    .map(s => s.querySelectorAll('tbody tr').length)[0] ?? 0 });
+                          stages: rows('Stages'), checks: rows('Checks'), steps: rows('Requests and flow steps') });
 })()
 """
 
@@ -149,6 +150,9 @@ def main():
                     markers = chart["markers"]
                     if len(markers) != max(0, measured["stages"] - 1) or any(not height > 50 for height in markers):
                         failures.append(f"{scheme}: {chart['label']!r}: stage markers {markers} for {measured['stages']} stages")
+            # The run's scenario has a flow of three steps and checks: their tables show.
+            if not compare and (measured["steps"] < 3 or measured["checks"] < 1):
+                failures.append(f"{scheme}: {measured['steps']} rows of requests and steps, {measured['checks']} checks")
             if not compare and not measured["bars"] or any(not bar["area"] > 0 for bar in measured["bars"]):
                 failures.append(f"{scheme}: status bars missing or empty: {measured['bars']}")
             shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
@@ -157,7 +161,7 @@ def main():
                 file.write(base64.b64decode(shot["data"]))
             lines = sum(len(c["lines"]) for c in measured["charts"])
             print(f"report-check {name} {scheme}: {len(measured['charts'])} charts, {lines} lines, {len(measured['bars'])} bars, "
-                  f"{measured['stages']} stages, "
+                  f"{measured['stages']} stages, {measured['steps']} requests and steps, {measured['checks']} checks, "
                   f"background {measured['background']}, {len(errors)} errors → {path}")
         if seen["light"]["background"] == seen["dark"]["background"]:
             failures.append("the page looks the same in the light and the dark colour scheme")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes a real load report and has headless Chromium check it (Scripts/report-check.py):
 #   Scripts/report-check.sh [COURIER_BINARY] [OUT_DIR]
-# A 6-second open-model run against `courier serve` (a mix with a slow endpoint and 503s, so
-# every chart has something to draw; its rate ramps in stages, so the stage marks show), then the
+# A 6-second open-model run against `courier serve` (a mix with a slow endpoint, 503s and a
+# create/read/delete flow with checks, so every chart and table has something to show; its rate
+# ramps in stages, so the stage marks show), then the
 # browser check in a light and a dark page; then a second run with the slow endpoint slower,
 # and the `courier load compare` page of the two, checked the same way.
 set -euo pipefail
@@ -19,7 +20,12 @@ cat > "$out/mix.json" <<JSON
 [{"name": "small", "url": "$base/json/256", "weight": 6},
  {"name": "slow", "url": "$base/delay/20", "weight": 2},
  {"name": "unavailable", "url": "$base/status/503", "weight": 1},
- {"name": "echo", "method": "POST", "url": "$base/echo", "body": "{\"x\": 1}", "weight": 1}]
+ {"name": "echo", "method": "POST", "url": "$base/echo", "body": "{\"x\": 1}", "weight": 1},
+ {"name": "notes", "weight": 1, "flow": [
+   {"name": "create", "method": "POST", "url": "$base/notes/v1/notes", "body": "{\"title\": \"{{uuid}}\"}",
+    "extract": {"id": "json:\$.id"}, "checks": ["status==200"]},
+   {"name": "read", "url": "$base/notes/v1/notes/{{id}}", "checks": ["json:\$.title"]},
+   {"name": "delete", "method": "DELETE", "url": "$base/notes/v1/notes/{{id}}"}]}]
 JSON
 status=0
 "$courier" load --scenario "$out/mix.json" --rate 100 --stage 2s:400/s --stage 4s:400/s -c 64 \

@@ -99,7 +99,7 @@ public struct LoadCheck: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `$.a["b"][0].length` → its steps, and how many characters the path took.
-    private static func parsePath(_ text: Substring, fail: (String) -> LoadError) throws -> ([PathStep], Int) {
+    static func parsePath(_ text: Substring, fail: (String) -> LoadError) throws -> ([PathStep], Int) {
         guard text.hasPrefix("$") else { throw fail("a JSON path starts at $, as $.items[0].id") }
         var steps: [PathStep] = []
         var index = text.index(after: text.startIndex)
@@ -202,6 +202,13 @@ struct LoadPattern: @unchecked Sendable {
     init(_ pattern: String) throws {
         expression = try NSRegularExpression(pattern: pattern)
         literal = pattern.contains(where: { "\\^$.|?*+()[]{}".contains($0) }) ? nil : Data(pattern.utf8)
+    }
+
+    /// The first capture group of the first match in `text`, or the whole match without a group.
+    func firstCapture(in text: String) -> String? {
+        guard let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
+        let range = match.numberOfRanges > 1 ? match.range(at: 1) : match.range
+        return Range(range, in: text).map { String(text[$0]) }
     }
 
     func isFound(in text: String) -> Bool {

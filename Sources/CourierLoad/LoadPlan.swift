@@ -11,6 +11,10 @@ struct LoadPlan: Sendable {
         var checks: [Int] = []
         /// Its parts with placeholders, filled for each request; nil when it is constant.
         var template: RequestTemplate?
+        /// A flow's step: the values it takes from its response for later steps.
+        var extract: [(name: String, extractor: LoadExtractor)] = []
+        /// A flow's step: the pause after it, before the next step.
+        var thinkNanoseconds: UInt64 = 0
 
         /// Every check of the request failed: no response came to meet them.
         var checksFailed: LoadRecorder.CheckOutcomes {
@@ -33,7 +37,13 @@ struct LoadPlan: Sendable {
     let checks: [LoadCheck]
 
     let entries: [Entry]
-    /// Running sums of the weights, for picking by a uniform draw.
+    /// What a run picks from: a request, or a flow's steps in order (indices into ``entries``).
+    enum Item: Sendable {
+        case request(Int)
+        case flow([Int])
+    }
+    let items: [Item]
+    /// Running sums of the items' weights, for picking by a uniform draw.
     private let cumulativeWeights: [Double]
     /// Whether results keep per-endpoint figures (a scenario was given).
     let perEndpoint: Bool
@@ -49,8 +59,9 @@ struct LoadPlan: Sendable {
         let columns = Dictionary(uniqueKeysWithValues: (data?.columns ?? []).enumerated().map { ($1, $0) })
 
         /// - Parameter where: the request's place in the options, for errors (`scenario "list"`).
+        /// - Parameter known: values a flow's earlier steps extract, which templates may name too.
         func prepare(name: String, method: String, url urlText: String, extraHeaders: [String: String], body: Data?,
-                     where place: String) throws -> Entry {
+                     where place: String, known: Set<String> = []) throws -> Entry {
             var template = RequestTemplate()
             let urlTemplate = try LoadTemplate(urlText, context: "\(place) URL")
             if !urlTemplate.isConstant { template.url = urlTemplate }
@@ -81,7 +92,7 @@ struct LoadPlan: Sendable {
             // Every name a template takes must be a column: checked now, not once per request.
             let parts = [("URL", template.url)] + template.headers.map { ("header \($0.name)", $0.value) } + [("body", template.body)]
             for case let (part, value?) in parts {
-                for missing in value.names where columns[missing] == nil {
+                for missing in value.names where columns[missing] == nil && !known.contains(missing) {
                     guard let data else {
                         throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} is not a built-in (uuid, seq, randomInt, now), and no --data file gives columns")
                     }
@@ -103,12 +114,14 @@ struct LoadPlan: Sendable {
 
         if let scenario = options.scenario {
             var entries: [Entry] = []
+            var items: [Item] = []
             var sums: [Double] = []
             var seen = Set<String>()
-            for item in scenario.requests {
+            /// The request as an entry, its name made unique among the run's.
+            func entry(_ item: Scenario.Request, prefix: String = "", known: Set<String> = []) throws -> Entry {
                 let method = item.method ?? "GET"
                 let path = URL(string: item.url)?.path ?? item.url
-                var name = item.name ?? "\(method.uppercased()) \(path.isEmpty ? "/" : path)"
+                var name = prefix + (item.name ?? "\(method.uppercased()) \(path.isEmpty ? "/" : path)")
                 if seen.contains(name) { name += " #\(entries.count + 1)" }
                 seen.insert(name)
                 if !item.url.contains("{{") {
@@ -117,15 +130,43 @@ struct LoadPlan: Sendable {
                     }
                 }
                 var checked = try prepare(name: name, method: method, url: item.url, extraHeaders: item.headers ?? [:],
-                                          body: item.body.map { Data($0.utf8) }, where: "scenario request \"\(name)\"")
+                                          body: item.body.map { Data($0.utf8) }, where: "scenario request \"\(name)\"", known: known)
                 checked.checks = Array(Set(try indices(item.checks ?? []))).sorted()
-                entries.append(checked)
+                return checked
+            }
+            for item in scenario.requests {
+                entries.append(try entry(item))
+                items.append(.request(entries.count - 1))
                 sums.append((sums.last ?? 0) + (item.weight ?? 1))
             }
+            for flow in scenario.flows {
+                // Each step may use what the steps before it extract.
+                var known = Set<String>()
+                var steps: [Int] = []
+                for step in flow.steps {
+                    var prepared = try entry(step, prefix: flow.name + "/", known: known)
+                    for (name, expression) in (step.extract ?? [:]).sorted(by: { $0.key < $1.key }) {
+                        prepared.extract.append((name, try LoadExtractor(expression, context: "flow \"\(flow.name)\" step \"\(prepared.name)\" extract \(name)")))
+                        known.insert(name)
+                    }
+                    if let think = step.think {
+                        guard think.last?.isLetter == true, let microseconds = Threshold.parseDuration(think) else {
+                            throw LoadError.invalidScenario("flow \"\(flow.name)\" step \"\(prepared.name)\": think \(think) is not a duration (as in 500ms, 2s)")
+                        }
+                        prepared.thinkNanoseconds = UInt64(microseconds * 1000)
+                    }
+                    entries.append(prepared)
+                    steps.append(entries.count - 1)
+                }
+                items.append(.flow(steps))
+                sums.append((sums.last ?? 0) + (flow.weight ?? 1))
+            }
             self.entries = entries
+            self.items = items
             cumulativeWeights = sums
             perEndpoint = true
-            target = Array(Set(scenario.requests.map { Redaction.url($0.url) })).sorted().joined(separator: ", ")
+            let urls = scenario.requests.map(\.url) + scenario.flows.flatMap { $0.steps.map(\.url) }
+            target = Array(Set(urls.map { Redaction.url($0) })).sorted().joined(separator: ", ")
         } else {
             guard let urlText = options.urlTemplate ?? (options.url ?? defaultURL)?.absoluteString else {
                 throw LoadError.invalidArgument("no URL to load")
@@ -135,6 +176,7 @@ struct LoadPlan: Sendable {
                                     extraHeaders: [:], body: options.body, where: "the request")
             entry.checks = try indices([])
             entries = [entry]
+            items = [.request(0)]
             cumulativeWeights = [1]
             perEndpoint = false
             target = Redaction.url(urlText)
@@ -147,7 +189,8 @@ struct LoadPlan: Sendable {
         let templated = entries.filter { $0.template != nil }.count
         var filled: [[HTTPRequest]?] = []
         for entry in entries {
-            guard let data, let template = entry.template, template.dependsOnRowAlone, data.count * templated <= Self.fillLimit else {
+            guard let data, let template = entry.template, template.dependsOnRowAlone, template.names.allSatisfy({ columns[$0] != nil }),
+                  data.count * templated <= Self.fillLimit else {
                 filled.append(nil)
                 continue
             }
@@ -165,8 +208,9 @@ struct LoadPlan: Sendable {
     }
 
     /// The request the run sends as its request `number`, from entry `index`: the prepared one,
-    /// or its template filled from the number's data row. Nil when the data has run out.
-    func request(_ index: Int, number: Int) throws -> HTTPRequest? {
+    /// or its template filled from the number's data row and `values` (a flow's extractions).
+    /// Nil when the data has run out.
+    func request(_ index: Int, number: Int, values: [String: String] = [:]) throws -> HTTPRequest? {
         let entry = entries[index]
         var rowIndex: Int?
         if let data {
@@ -177,18 +221,18 @@ struct LoadPlan: Sendable {
         if let rowIndex, let requests = filled[index] { return requests[rowIndex] }
         var request = entry.request
         let row = rowIndex.flatMap { data?.rows[$0] }
-        try template.render(into: &request, number: number) { name in columnIndex[name].flatMap { row?[$0] } }
+        try template.render(into: &request, number: number) { name in values[name] ?? columnIndex[name].flatMap { row?[$0] } }
         return request
     }
 
-    /// The entry of the run's request `number`, in proportion to the weights.
+    /// The item (``items``) of the run's request `number`, in proportion to the weights.
     ///
     /// A function of the number, not a random draw: the golden-ratio sequence `frac(k·φ)` spreads
     /// any run of consecutive numbers evenly over the weights, so a run's mix matches the weights
     /// to within a request or two, and shards that split the numbers send exactly the mix one
     /// process would have sent.
     func pick(number: Int) -> Int {
-        guard entries.count > 1, let total = cumulativeWeights.last else { return 0 }
+        guard items.count > 1, let total = cumulativeWeights.last else { return 0 }
         let fraction = (Double(number) * 0.618_033_988_749_894_9).truncatingRemainder(dividingBy: 1)
         let draw = fraction * total
         var low = 0

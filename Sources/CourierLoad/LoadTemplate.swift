@@ -92,6 +92,9 @@ struct RequestTemplate: Sendable {
 
     var isEmpty: Bool { url == nil && headers.isEmpty && body == nil }
 
+    /// Every name its parts take, from a data row or a flow's values.
+    var names: [String] { (url?.names ?? []) + headers.flatMap(\.value.names) + (body?.names ?? []) }
+
     /// Whether it depends on the data row alone (no built-in), so it can be filled once a row.
     var dependsOnRowAlone: Bool { !(url?.hasBuiltIns ?? false) && !headers.contains { $0.value.hasBuiltIns } && !(body?.hasBuiltIns ?? false) }
 

@@ -18,46 +18,97 @@ struct LoadWorker: Sendable {
 
     func run() async {
         while await mayRun(), let slot = schedule.next(), !Task.isCancelled {
-            let index = plan.pick(number: slot.number)
-            let entry = plan.entries[index]
-            let request: HTTPRequest
-            do {
-                guard let filled = try plan.request(index, number: slot.number) else { return } // the data ran out
-                request = filled
-            } catch {
-                recorder.recordFailure(endpoint: index, kind: "invalidRequest", microseconds: 0, sent: 0, now: monotonicNanoseconds(),
-                                       checks: entry.checksFailed)
-                continue
-            }
-            let started: UInt64
-            if let intended = slot.intendedStart {
-                let now = monotonicNanoseconds()
-                if intended > now {
-                    do { try await Task.sleep(nanoseconds: intended - now) } catch { return }
+            switch plan.items[plan.pick(number: slot.number)] {
+            case .request(let index):
+                switch await send(index, number: slot.number, intendedStart: slot.intendedStart) {
+                case .stop: return
+                case .answered, .failed: continue
                 }
-                started = intended // late starts count against the server, as wrk2 counts them
-            } else {
-                started = monotonicNanoseconds()
+            case .flow(let steps):
+                guard await runFlow(steps, slot: slot) else { return }
             }
-            var authorized = request
-            let live = recorder.metrics
-            live?.inFlight.increment()
-            defer { live?.inFlight.decrement() }
-            do {
-                if let authorizer { try await authorizer.authorize(&authorized) }
-                let response = try await service.send(authorized)
-                let now = monotonicNanoseconds()
-                let checks = entry.checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(entry, response)
-                recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
-                                        received: response.body.count, sent: entry.template?.body == nil ? entry.bodySize : Int(request.body.knownLength ?? 0),
-                                        now: now, checks: checks)
-            } catch is CancellationError {
-                return // the run was cancelled: what was in flight is not a result
-            } catch {
-                let now = monotonicNanoseconds()
-                recorder.recordFailure(endpoint: index, kind: Self.kind(of: error),
-                                       microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: entry.checksFailed)
+        }
+    }
+
+    /// One run of a flow: its steps in order, each given what the earlier ones extracted; false
+    /// when the worker must stop (cancelled, or the data ran out).
+    private func runFlow(_ steps: [Int], slot: LoadSchedule.Slot) async -> Bool {
+        var values: [String: String] = [:]
+        for (position, index) in steps.enumerated() {
+            let entry = plan.entries[index]
+            // Only the first step has a due time; the rest follow as the user goes.
+            switch await send(index, number: slot.number, intendedStart: position == 0 ? slot.intendedStart : nil, values: values) {
+            case .stop: return false
+            case .failed: break
+            case .answered(let response):
+                for (name, extractor) in entry.extract {
+                    values[name] = extractor.value(headers: response.headers, body: response.body)
+                }
             }
+            if position + 1 < steps.count, entry.extract.contains(where: { values[$0.name] == nil }) {
+                // The later steps need a value this one did not give: not sent, and said so once.
+                let next = steps[position + 1]
+                recorder.recordFailure(endpoint: next, kind: "missingValue", microseconds: 0, sent: 0, now: monotonicNanoseconds(),
+                                       checks: plan.entries[next].checksFailed)
+                return true
+            }
+            if entry.thinkNanoseconds > 0 {
+                do { try await Task.sleep(nanoseconds: entry.thinkNanoseconds) } catch { return false }
+            }
+        }
+        return true
+    }
+
+    enum Sent {
+        case answered(HTTPResponse)
+        /// Failed below HTTP, or could not be built; recorded.
+        case failed
+        /// Cancelled, or the data ran out: the worker ends.
+        case stop
+    }
+
+    /// Builds, sends and records one request of entry `index`.
+    private func send(_ index: Int, number: Int, intendedStart: UInt64?, values: [String: String] = [:]) async -> Sent {
+        let entry = plan.entries[index]
+        let request: HTTPRequest
+        do {
+            guard let filled = try plan.request(index, number: number, values: values) else { return .stop } // the data ran out
+            request = filled
+        } catch {
+            recorder.recordFailure(endpoint: index, kind: "invalidRequest", microseconds: 0, sent: 0, now: monotonicNanoseconds(),
+                                   checks: entry.checksFailed)
+            return .failed
+        }
+        let started: UInt64
+        if let intended = intendedStart {
+            let now = monotonicNanoseconds()
+            if intended > now {
+                do { try await Task.sleep(nanoseconds: intended - now) } catch { return .stop }
+            }
+            started = intended // late starts count against the server, as wrk2 counts them
+        } else {
+            started = monotonicNanoseconds()
+        }
+        var authorized = request
+        let live = recorder.metrics
+        live?.inFlight.increment()
+        defer { live?.inFlight.decrement() }
+        do {
+            if let authorizer { try await authorizer.authorize(&authorized) }
+            let response = try await service.send(authorized)
+            let now = monotonicNanoseconds()
+            let checks = entry.checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(entry, response)
+            recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
+                                    received: response.body.count, sent: entry.template?.body == nil ? entry.bodySize : Int(request.body.knownLength ?? 0),
+                                    now: now, checks: checks)
+            return .answered(response)
+        } catch is CancellationError {
+            return .stop // the run was cancelled: what was in flight is not a result
+        } catch {
+            let now = monotonicNanoseconds()
+            recorder.recordFailure(endpoint: index, kind: Self.kind(of: error),
+                                   microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: entry.checksFailed)
+            return .failed
         }
     }
 

@@ -12,6 +12,23 @@ import Foundation
 ///
 /// `method` defaults to GET, `weight` to 1 and `name` to the method and path. `checks` are
 /// ``LoadCheck``s on this request's responses, beside those every request gets.
+///
+/// An entry with `flow` instead of `url` is a user flow: its steps run in order, one after
+/// another, by the same worker, and each step's figures are kept under `flow/step`. A step may
+/// `extract` values from its response for later steps' `{{name}}` placeholders, and `think`
+/// (a duration) before the next step:
+///
+/// ```json
+/// {"name": "notes", "weight": 1, "flow": [
+///   {"name": "create", "method": "POST", "url": "http://127.0.0.1:8080/notes/v1/notes",
+///    "body": "{\"title\":\"{{uuid}}\"}", "extract": {"id": "json:$.id"}, "checks": ["status==200"], "think": "100ms"},
+///   {"name": "read", "url": "http://127.0.0.1:8080/notes/v1/notes/{{id}}"},
+///   {"name": "delete", "method": "DELETE", "url": "http://127.0.0.1:8080/notes/v1/notes/{{id}}"}]}
+/// ```
+///
+/// In the open model each arrival starts one run of the flow, and `--requests` counts runs of it.
+/// When a value to extract is not in the response, the flow's later steps are not sent: the
+/// next one is counted as failed with the kind `missingValue`.
 public struct Scenario: Codable, Sendable, Equatable {
     /// One kind of request in the mix.
     public struct Request: Codable, Sendable, Equatable {
@@ -23,9 +40,15 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var weight: Double?
         /// ``LoadCheck`` expressions on this request's responses.
         public var checks: [String]?
+        /// In a flow's step: values to take from the response, by the name later steps use
+        /// (`{"id": "json:$.id"}`; also `header:NAME` and `regex:PATTERN`).
+        public var extract: [String: String]?
+        /// In a flow's step: how long the user waits after it, before the next step (`500ms`, `2s`).
+        public var think: String?
 
         public init(name: String? = nil, method: String? = nil, url: String, headers: [String: String]? = nil,
-                    body: String? = nil, weight: Double? = nil, checks: [String]? = nil) {
+                    body: String? = nil, weight: Double? = nil, checks: [String]? = nil,
+                    extract: [String: String]? = nil, think: String? = nil) {
             self.name = name
             self.method = method
             self.url = url
@@ -33,13 +56,45 @@ public struct Scenario: Codable, Sendable, Equatable {
             self.body = body
             self.weight = weight
             self.checks = checks
+            self.extract = extract
+            self.think = think
+        }
+    }
+
+    /// Steps one user takes in order (see the type's description).
+    public struct Flow: Codable, Sendable, Equatable {
+        public var name: String
+        public var weight: Double?
+        public var steps: [Request]
+
+        public init(name: String, weight: Double? = nil, steps: [Request]) {
+            self.name = name
+            self.weight = weight
+            self.steps = steps
         }
     }
 
     public var requests: [Request]
+    /// The flows of the mix, picked by weight beside ``requests``.
+    public var flows: [Flow] = []
 
-    public init(requests: [Request]) {
+    public init(requests: [Request], flows: [Flow] = []) {
         self.requests = requests
+        self.flows = flows
+    }
+
+    /// One entry of the JSON list: a request, or a flow when `flow` is there.
+    private struct Item: Decodable {
+        var name: String?
+        var method: String?
+        var url: String?
+        var headers: [String: String]?
+        var body: String?
+        var weight: Double?
+        var checks: [String]?
+        var extract: [String: String]?
+        var think: String?
+        var flow: [Request]?
     }
 
     /// Reads a scenario file.
@@ -55,16 +110,38 @@ public struct Scenario: Codable, Sendable, Equatable {
 
     /// Parses a scenario from its JSON text.
     public init(json: Data) throws {
+        let items: [Item]
         do {
-            requests = try JSONDecoder().decode([Request].self, from: json)
+            items = try JSONDecoder().decode([Item].self, from: json)
         } catch {
-            throw LoadError.invalidScenario("expected a JSON list of {name, method, url, headers, body, weight, checks}: \(error)")
+            throw LoadError.invalidScenario("expected a JSON list of {name, method, url, headers, body, weight, checks} or {name, weight, flow: [steps]}: \(error)")
         }
-        guard !requests.isEmpty else { throw LoadError.invalidScenario("the scenario has no requests") }
-        for request in requests {
-            if let weight = request.weight, !(weight > 0 && weight.isFinite) {
-                throw LoadError.invalidScenario("weight \(weight) of \(Redaction.url(request.url)) is not a positive number")
+        requests = []
+        for (position, item) in items.enumerated() {
+            if let steps = item.flow {
+                guard item.url == nil, item.method == nil, item.body == nil, item.headers == nil, item.extract == nil else {
+                    throw LoadError.invalidScenario("entry \(position + 1) has both a flow and a request of its own: put the request in the flow as a step")
+                }
+                guard let name = item.name, !name.isEmpty else { throw LoadError.invalidScenario("flow \(position + 1) has no name") }
+                guard !steps.isEmpty else { throw LoadError.invalidScenario("flow \"\(name)\" has no steps") }
+                flows.append(Flow(name: name, weight: item.weight, steps: steps))
+            } else {
+                guard let url = item.url else { throw LoadError.invalidScenario("entry \(position + 1) has neither a url nor a flow") }
+                guard item.extract == nil, item.think == nil else {
+                    throw LoadError.invalidScenario("\(item.name ?? Redaction.url(url)): extract and think belong to a flow's steps")
+                }
+                requests.append(Request(name: item.name, method: item.method, url: url, headers: item.headers, body: item.body,
+                                        weight: item.weight, checks: item.checks))
             }
+        }
+        guard !requests.isEmpty || !flows.isEmpty else { throw LoadError.invalidScenario("the scenario has no requests") }
+        let weighted = requests.map { ($0.weight, Redaction.url($0.url)) } + flows.map { ($0.weight, "flow \"\($0.name)\"") }
+        for (weight, name) in weighted {
+            if let weight, !(weight > 0 && weight.isFinite) {
+                throw LoadError.invalidScenario("weight \(weight) of \(name) is not a positive number")
+            }
+        }
+        for request in requests + flows.flatMap(\.steps) {
             for check in request.checks ?? [] {
                 do { _ = try LoadCheck(check) } catch let error as LoadError {
                     throw LoadError.invalidScenario("\(request.name ?? Redaction.url(request.url)): \(error.message)")

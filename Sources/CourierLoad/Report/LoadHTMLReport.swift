@@ -202,7 +202,7 @@ public struct LoadHTMLReport: Sendable {
                 + "<td>\(Format.latency(Double(endpoint.latency.value(atPercentile: 50))))</td>"
                 + "<td>\(Format.latency(Double(endpoint.latency.value(atPercentile: 99))))</td></tr>"
         }.joined()
-        return "<section><h2>Endpoints</h2><table><thead><tr><th>request</th><th>requests</th><th>errors</th><th>p50</th><th>p99</th></tr></thead><tbody>\(rows)</tbody></table></section>"
+        return "<section><h2>Requests and flow steps</h2><table><thead><tr><th>request or step</th><th>requests</th><th>errors</th><th>p50</th><th>p99</th></tr></thead><tbody>\(rows)</tbody></table></section>"
     }
 
     private var settingsSection: String {
