@@ -20,10 +20,8 @@ struct LoadWorker: Sendable {
         while await mayRun(), let slot = schedule.next(), !Task.isCancelled {
             switch plan.items[plan.pick(number: slot.number)] {
             case .request(let index):
-                switch await send(index, number: slot.number, intendedStart: slot.intendedStart) {
-                case .stop: return
-                case .answered, .failed: continue
-                }
+                var values: [String: String] = [:] // empty: a request alone extracts nothing
+                if await send(index, number: slot.number, intendedStart: slot.intendedStart, values: &values) == .stop { return }
             case .flow(let steps):
                 guard await runFlow(steps, slot: slot) else { return }
             }
@@ -37,13 +35,8 @@ struct LoadWorker: Sendable {
         for (position, index) in steps.enumerated() {
             let entry = plan.entries[index]
             // Only the first step has a due time; the rest follow as the user goes.
-            switch await send(index, number: slot.number, intendedStart: position == 0 ? slot.intendedStart : nil, values: values) {
-            case .stop: return false
-            case .failed: break
-            case .answered(let response):
-                for (name, extractor) in entry.extract {
-                    values[name] = extractor.value(headers: response.headers, body: response.body)
-                }
+            if await send(index, number: slot.number, intendedStart: position == 0 ? slot.intendedStart : nil, values: &values) == .stop {
+                return false
             }
             if position + 1 < steps.count, entry.extract.contains(where: { values[$0.name] == nil }) {
                 // The later steps need a value this one did not give: not sent, and said so once.
@@ -60,15 +53,17 @@ struct LoadWorker: Sendable {
     }
 
     enum Sent {
-        case answered(HTTPResponse)
+        /// Answered, with any status; recorded, and its extractions made.
+        case answered
         /// Failed below HTTP, or could not be built; recorded.
         case failed
         /// Cancelled, or the data ran out: the worker ends.
         case stop
     }
 
-    /// Builds, sends and records one request of entry `index`.
-    private func send(_ index: Int, number: Int, intendedStart: UInt64?, values: [String: String] = [:]) async -> Sent {
+    /// Builds, sends and records one request of entry `index`; a flow's step also takes its
+    /// values from the response into `values` (the response itself is not kept).
+    private func send(_ index: Int, number: Int, intendedStart: UInt64?, values: inout [String: String]) async -> Sent {
         let entry = plan.entries[index]
         let request: HTTPRequest
         do {
@@ -101,7 +96,10 @@ struct LoadWorker: Sendable {
             recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
                                     received: response.body.count, sent: entry.template?.body == nil ? entry.bodySize : Int(request.body.knownLength ?? 0),
                                     now: now, checks: checks)
-            return .answered(response)
+            for (name, extractor) in entry.extract {
+                values[name] = extractor.value(headers: response.headers, body: response.body)
+            }
+            return .answered
         } catch is CancellationError {
             return .stop // the run was cancelled: what was in flight is not a result
         } catch {
