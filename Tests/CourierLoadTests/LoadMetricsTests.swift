@@ -66,14 +66,21 @@ import Testing
             options.checks = [try LoadCheck("status==200"), try LoadCheck(#"body~"true""#)]
             options.concurrency = 8
             options.warmup = .milliseconds(500) // not counted, in the result or in the metrics
-            options.duration = .seconds(3)
+            options.duration = .seconds(4)
             let metrics = LoadMetrics()
             let endpoint = try await MetricsEndpoint.start(metrics, host: "127.0.0.1", port: 0)
             let runner = try LoadRunner(options: options, metrics: metrics)
             try await withCheckedService { service in
                 async let run = runner.run()
-                try await Task.sleep(for: .seconds(2))
-                let during = try await Self.scrape(endpoint.url, with: service)
+                // Scraped as Prometheus would, until the measured phase shows (a loaded machine
+                // may take a while to start it): the first scrape with requests and targets in it.
+                var during: [Sample] = []
+                let deadline = ContinuousClock.now + .seconds(60)
+                while ContinuousClock.now < deadline {
+                    during = try await Self.scrape(endpoint.url, with: service)
+                    if Self.sum(during, "courier_load_requests_total") > 0 && Self.sum(during, "courier_load_target_in_flight") == 8 { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
                 let result = try await run
                 let after = try await Self.scrape(endpoint.url, with: service)
                 await endpoint.stop()
@@ -123,12 +130,17 @@ import Testing
             options.url = server.url("/json/64")
             options.rate = 150
             options.concurrency = 16
-            options.duration = .seconds(2)
+            options.duration = .seconds(4)
             let metrics = LoadMetrics()
             async let run = LoadRunner(options: options, metrics: metrics).run()
-            try await Task.sleep(for: .seconds(1))
-            let during = try Self.parse(metrics.exposition())
-            #expect(Self.sum(during, "courier_load_target_rate") == 150)
+            // The gauge is published four times a second while the run goes: looked at until it shows.
+            var target = 0.0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while target == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                target = Self.sum(try Self.parse(metrics.exposition()), "courier_load_target_rate")
+            }
+            #expect(target == 150)
             let result = try await run
             let after = try Self.parse(metrics.exposition())
             #expect(Int(Self.sum(after, "courier_load_requests_total", where: ["status": "200"])) == result.requests)
