@@ -92,9 +92,7 @@ public struct LoadCompareCommand: AsyncParsableCommand {
         }
         let text = LoadComparisonReport(comparison, base: baseResult, new: newResult, names: (base, new))
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            try Terminal.print(try encoder.encode(comparison) + Data("\n".utf8))
+            try Terminal.print(try comparison.jsonData() + Data("\n".utf8))
         } else {
             try Terminal.print(Data(text.text.utf8))
         }

@@ -48,6 +48,11 @@ enum Format {
         seconds < 60 ? String(format: "%.2fs", seconds) : "\(Int(seconds) / 60)m\(Int(seconds) % 60)s"
     }
 
+    /// A fraction as a percentage's number, to a tenth: 0.95 → `95`, 0.001 → `0.1`.
+    static func percentNumber(_ fraction: Double) -> String {
+        number((fraction * 1000).rounded() / 10)
+    }
+
     /// A number as short as it reads exactly: 30 → `30`, 2.5 → `2.5`.
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)

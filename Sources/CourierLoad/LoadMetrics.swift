@@ -107,13 +107,13 @@ public final class LoadMetrics: Sendable {
         }
 
         private mutating func requests(step: Int, status: Int?, failure: String?) -> Counter {
-            if let status, status >= 0, status < 600, let counter = statuses[step][status] { return counter }
-            let label = failure ?? String(status ?? 0)
-            if failure == nil, let status, status >= 0, status < 600 {
-                let counter = make(step: step, status: label)
+            if failure == nil, let status, (0..<600).contains(status) {
+                if let counter = statuses[step][status] { return counter }
+                let counter = make(step: step, status: String(status))
                 statuses[step][status] = counter
                 return counter
             }
+            let label = failure ?? String(status ?? 0)
             if let counter = others[step][label] { return counter }
             let counter = make(step: step, status: label)
             others[step][label] = counter

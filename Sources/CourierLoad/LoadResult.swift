@@ -180,9 +180,14 @@ extension LoadResult {
 
     /// The JSON form, keys sorted, for `--json` and files to merge.
     public func jsonData() throws -> Data {
+        try Self.encoder.encode(self)
+    }
+
+    /// How `courier load` writes JSON: keys sorted, indented, slashes as they are.
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        return encoder
     }
 
     /// Reads a result written by ``jsonData()`` on this or another machine.

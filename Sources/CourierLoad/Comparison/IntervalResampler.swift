@@ -55,9 +55,9 @@ struct IntervalResampler {
         /// The latency at `percentile`, as HdrHistogram picks it: the first value at which the
         /// cumulative count reaches the percentile's share, rounded up.
         func value(atPercentile percentile: Double, values: [UInt64]) -> Double {
-            let total = histogram.reduce(0, +)
-            guard total > 0 else { return 0 }
-            let wanted = max(1, Int((percentile / 100 * Double(total)).rounded(.up)))
+            // Each interval's histogram holds its requests exactly (checked when a result is read).
+            guard requests > 0 else { return 0 }
+            let wanted = max(1, Int((percentile / 100 * Double(requests)).rounded(.up)))
             var running = 0
             for (index, count) in histogram.enumerated() {
                 running += count
@@ -67,12 +67,9 @@ struct IntervalResampler {
         }
 
         func mean(values: [UInt64]) -> Double {
-            var sum = 0.0, total = 0
-            for (index, count) in histogram.enumerated() where count > 0 {
-                sum += Double(values[index]) * Double(count)
-                total += count
-            }
-            return total > 0 ? sum / Double(total) : 0
+            var sum = 0.0
+            for (index, count) in histogram.enumerated() where count > 0 { sum += Double(values[index]) * Double(count) }
+            return requests > 0 ? sum / Double(requests) : 0
         }
     }
 

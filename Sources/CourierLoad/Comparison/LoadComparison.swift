@@ -144,6 +144,11 @@ public struct LoadComparison: Codable, Sendable, Equatable {
     /// Latency percentiles left out: a run had too few requests beyond them to say anything.
     public var omitted: [Double]
 
+    /// The JSON form (`courier load compare --json`), written as results are.
+    public func jsonData() throws -> Data {
+        try LoadResult.encoder.encode(self)
+    }
+
     /// Whether any figure got worse: what a CI gate fails on.
     public var regressed: Bool { rows.contains { $0.verdict == .worse } }
 

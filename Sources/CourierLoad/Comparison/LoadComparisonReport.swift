@@ -37,7 +37,7 @@ public struct LoadComparisonReport: Sendable {
             lines.append("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(result.target)  (\(Format.count(result.requests)) requests, \(Format.seconds(result.durationSeconds)))")
         }
         lines.append("")
-        let confidence = Format.number((comparison.settings.confidence * 1000).rounded() / 10) + "% interval"
+        let confidence = Format.percentNumber(comparison.settings.confidence) + "% interval"
         var table = [["", "base", "new", "change", confidence, ""]]
         for row in comparison.rows {
             table.append([row.metric.name, Self.value(row.metric, row.base), Self.value(row.metric, row.new),
@@ -56,8 +56,8 @@ public struct LoadComparisonReport: Sendable {
             lines.append("Not compared: " + comparison.omitted.map { "p" + LatencyDistribution.label($0) }.joined(separator: ", ")
                 + " (fewer than \(LoadComparison.tailRequests) requests beyond it in a run).")
         }
-        let tolerance = Format.number((comparison.settings.tolerance * 1000).rounded() / 10)
-        let errorTolerance = Format.number((comparison.settings.errorTolerance * 1000).rounded() / 10)
+        let tolerance = Format.percentNumber(comparison.settings.tolerance)
+        let errorTolerance = Format.percentNumber(comparison.settings.errorTolerance)
         lines.append("~: the interval includes no change, or the change is under \(tolerance)% (errors: \(errorTolerance) points).")
         let worse = comparison.rows.filter { $0.verdict == .worse }.map(\.metric.name)
         lines.append(worse.isEmpty ? "No figure got significantly worse." : "Worse: \(worse.joined(separator: ", ")).")

@@ -38,7 +38,7 @@ public struct LoadComparisonHTMLReport: Sendable {
     }
 
     private func table(_ comparison: LoadComparison) -> String {
-        let confidence = Format.number((comparison.settings.confidence * 1000).rounded() / 10)
+        let confidence = Format.percentNumber(comparison.settings.confidence)
         let rows = comparison.rows.map { row in
             let word = row.word
             let style = switch row.verdict { case .better: "pass"; case .worse: "fail"; case .unchanged: "muted" }
