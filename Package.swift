@@ -60,6 +60,7 @@ let package = Package(
         .target(name: "CCourierChecksum"),
         // ThreadSanitizer annotations for edges the uninstrumented Swift runtime makes (no-ops otherwise).
         .target(name: "CCourierSanitizer"),
+        .target(name: "CCourierExecutor"),
         .target(
             name: "Courier",
             dependencies: [
@@ -68,6 +69,7 @@ let package = Package(
                 "COpenSSL",
                 "CCourierChecksum",
                 "CCourierSanitizer",
+                "CCourierExecutor",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

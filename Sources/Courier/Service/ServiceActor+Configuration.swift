@@ -51,7 +51,8 @@ extension ServiceActor {
             TransportSettings(timeouts: transport.timeouts, tls: transport.tls, httpVersion: transport.httpVersion,
                               followRedirects: transport.followRedirects, maxRedirects: transport.maxRedirects,
                               automaticDecompression: transport.automaticDecompression, userAgent: transport.userAgent,
-                              maxResponseBodySize: transport.maxResponseBodySize, logger: telemetry.logger)
+                              maxResponseBodySize: transport.maxResponseBodySize, logger: telemetry.logger,
+                              resumesCallersInPlace: transport.resumesCallersInPlace)
         }
     }
 }

@@ -1,5 +1,6 @@
 import CourierSync
 import CCurl
+import CCourierExecutor
 import Dispatch
 import Glibc
 import Synchronization
@@ -49,10 +50,15 @@ public final class CurlEventLoop: @unchecked Sendable {
     /// The actor's executor: the same thread and inbox, its jobs isolated to the actor.
     let serialExecutor = LoopSerialExecutor()
     private var stopRequested = false
+    private var callerResumption: CallerResumption
+    /// The resumed callers being run, swapped with ``CurlMulti/resumedCallers`` to keep both arrays' storage.
+    private var resumedBatch: [UnsafeMutableRawPointer] = []
     private var thread: pthread_t = 0
 
     init(multi: CurlMulti) throws(TransportError) {
         self.multi = multi
+        callerResumption = CallerResumption(enabled: multi.settings.resumesCallersInPlace)
+        if callerResumption.enabled { _ = Self.enqueueHookInstalled }
         // Counted once fully initialized: a throw after this point still runs deinit.
         LiveObjects.created(.eventLoop)
         multi.loop = self
@@ -126,6 +132,7 @@ public final class CurlEventLoop: @unchecked Sendable {
     private func run() {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
         courier_set_thread_name("courier-loop")
+        multi.capturesCallers = callerResumption.enabled
         // SIGPIPE is thread-directed: a write to a closed socket must not kill the process.
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -147,6 +154,7 @@ public final class CurlEventLoop: @unchecked Sendable {
             } while rounds < Self.roundsPerTurn && !stopRequested
             if stopRequested { break }
             if multi.driver.runDueTimers() { multi.processCompletions() }
+            runResumedCallers()
 
             let mayBlock = inbox.withLock { inbox -> Bool in
                 inbox.sleeping = inbox.work.isEmpty
@@ -156,9 +164,31 @@ public final class CurlEventLoop: @unchecked Sendable {
             if mayBlock { inbox.withLock { $0.sleeping = false } }
             if multi.driver.dispatch() { multi.processCompletions() }
             multi.sweepIdleTransfers()
+            runResumedCallers()
         }
         retire()
     }
+
+    /// Runs the callers this turn's completions resumed: in place or on the pool (``CallerResumption``).
+    /// Repeats while a caller run in place resumed others, so none is left behind when the loop sleeps.
+    private func runResumedCallers() {
+        while !multi.resumedCallers.isEmpty {
+            swap(&resumedBatch, &multi.resumedCallers)
+            let now = MonotonicClock.nanoseconds()
+            switch callerResumption.decide(resumed: resumedBatch.count, othersInFlight: multi.liveTransfers,
+                                           workQueued: inbox.withLock { !$0.work.isEmpty }, now: now) {
+            case .runInPlace:
+                courier_run_global_job(resumedBatch[0])
+                callerResumption.ran(from: now, to: MonotonicClock.nanoseconds())
+            case .handToPool:
+                for job in resumedBatch { courier_enqueue_global_job(job) }
+            }
+            resumedBatch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The runtime's global-enqueue hook, installed once per process (it chains to any earlier one).
+    private static let enqueueHookInstalled: Void = courier_install_enqueue_hook()
 
     /// Rounds of queued work per turn before the loop looks at its sockets again.
     static let roundsPerTurn = 4
@@ -172,6 +202,9 @@ public final class CurlEventLoop: @unchecked Sendable {
     /// Cleans up curl on its own thread, then hands any later work to a serial queue so an
     /// actor job that arrives after shutdown still runs (and sees the shutdown state).
     private func retire() {
+        multi.capturesCallers = false
+        for job in multi.resumedCallers { courier_enqueue_global_job(job) }
+        multi.resumedCallers = []
         multi.close()
         let leftovers = inbox.withLock { inbox -> [Work] in
             inbox.retired = true

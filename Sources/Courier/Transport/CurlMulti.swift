@@ -1,4 +1,5 @@
 import CCurl
+import CCourierExecutor
 import Foundation
 import Logging
 
@@ -19,6 +20,11 @@ final class CurlMulti {
     @exclusivity(unchecked) private var unresolved = TransferList()
     private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
     var liveTransfers: Int { unresolved.count }
+    /// Jobs of callers without an executor preference that resuming their continuations
+    /// enqueued to the global pool this turn, held back so the loop can run one in place.
+    @exclusivity(unchecked) var resumedCallers: [UnsafeMutableRawPointer] = []
+    /// Set while the loop thread runs (resumptions after it retires go to the pool as usual).
+    var capturesCallers = false
     /// Sockets curl opened, by descriptor, with their inode: curl sometimes closes a socket
     /// without its close callback (a connect given up), so counts are checked against the kernel.
     @exclusivity(unchecked) private var sockets: [Int32: UInt64] = [:]
@@ -191,6 +197,15 @@ final class CurlMulti {
             guard let pointer else { continue }
             Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue().curlDidFinish(result)
         }
+    }
+
+    /// Resumes a caller, keeping back the job it enqueues to the global pool (see ``resumedCallers``).
+    @inline(__always)
+    func resumeCaller(_ resume: () -> Void) {
+        guard capturesCallers else { return resume() }
+        courier_capture_begin()
+        resume()
+        if let job = courier_capture_end() { resumedCallers.append(job) }
     }
 
     /// Counts sockets as curl opens and closes them: the "open connections" statistic.

@@ -120,7 +120,8 @@ final class Transfer {
             publishOutcome()
             switch sink {
             case .response(let continuation):
-                continuation.resume(returning: HTTPResponse(head: head, body: body))
+                let response = HTTPResponse(head: head, body: body)
+                multi.resumeCaller { continuation.resume(returning: response) }
             case .stream(let buffer):
                 if deliverHead { buffer.deliverHead(head) }
                 buffer.finish(nil)
@@ -167,7 +168,7 @@ final class Transfer {
         publishOutcome()
         switch sink {
         case .response(let continuation):
-            continuation.resume(throwing: error)
+            multi.resumeCaller { continuation.resume(throwing: error) }
         case .stream(let buffer):
             if headDelivered { buffer.finish(error) } else { buffer.failHead(error) }
         case nil:

@@ -44,4 +44,6 @@ struct TransportSettings: Sendable {
     var userAgent: String
     var maxResponseBodySize: Int
     var logger: Logger
+    /// See ``CallerResumption``.
+    var resumesCallersInPlace = true
 }

@@ -1,0 +1,43 @@
+/// Whether the loop runs a resumed caller in place, on its own thread, or hands it to the pool.
+///
+/// When a response completes for a task without an executor preference, resuming it enqueues
+/// the task on the global pool: a pool thread is woken (or was parked) and the loop goes back to
+/// sleep, two threads and at least two context switches for one request. When that caller is the
+/// only one resumed and nothing else is in flight, nobody waits for the loop, so the loop runs
+/// the caller until it next suspends (typically in its next request): one thread, one switch per
+/// request, as C. With more in flight the loop is busy and the pool takes the callers, as
+/// before. (Docs/Performance.md, "P8".)
+///
+/// A caller that then computes for long holds the loop meanwhile: one that ran longer than
+/// ``longRun`` pauses running in place for ``pauseFactor`` times as long as it ran, so callers
+/// that do heavy work after their responses hold the loop at most about 1 % of the time.
+struct CallerResumption {
+    /// Off: every resumed caller goes to the pool (``ServiceActor/Configuration/Transport/resumesCallersInPlace``).
+    let enabled: Bool
+    private var pausedUntil: UInt64 = 0
+
+    static let longRun: UInt64 = 1_000_000 // 1 ms
+    static let pauseFactor: UInt64 = 100
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    enum Action: Equatable {
+        /// Run the one resumed caller on the loop thread, now.
+        case runInPlace
+        /// Enqueue every resumed caller on the global pool.
+        case handToPool
+    }
+
+    /// What to do with the callers resumed this turn.
+    func decide(resumed: Int, othersInFlight: Int, workQueued: Bool, now: UInt64) -> Action {
+        enabled && resumed == 1 && othersInFlight == 0 && !workQueued && now >= pausedUntil ? .runInPlace : .handToPool
+    }
+
+    /// A caller ran in place from `start` to `end`.
+    mutating func ran(from start: UInt64, to end: UInt64) {
+        let elapsed = end &- start
+        if elapsed > Self.longRun { pausedUntil = end + elapsed * Self.pauseFactor }
+    }
+}
