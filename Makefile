@@ -62,8 +62,10 @@ HEAVY_TESTS := UploadProcessTests|MemoryTests|OpenAPIStreamTests
 # Tests whose bound is a rate over real time (the 429 storm, load ramps per second): one at a
 # time, last, when nothing else competes for the 2 cores. Not under the sanitizers, which slow
 # the client below the server's quota; the limiter's concurrency is checked there by the
-# conformance and cancellation tests, the ramps' arithmetic by LoadStageTests.
-TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests|LoadCompareTimingTests
+# conformance and cancellation tests, the ramps' arithmetic by LoadStageTests. Callers resumed
+# in place on the loop (a caller preempted for over 1 ms pauses it) are watched here too; the
+# rest of the suite runs most of its sequential requests that way, under the sanitizers as well.
+TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests|LoadCompareTimingTests|CallerResumptionTimingTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
 

@@ -178,6 +178,7 @@ public final class CurlEventLoop: @unchecked Sendable {
             switch callerResumption.decide(resumed: resumedBatch.count, othersInFlight: multi.liveTransfers,
                                            workQueued: inbox.withLock { !$0.work.isEmpty }, now: now) {
             case .runInPlace:
+                multi.callersResumedInPlace += 1
                 courier_run_global_job(resumedBatch[0])
                 callerResumption.ran(from: now, to: MonotonicClock.nanoseconds())
             case .handToPool:

@@ -25,6 +25,8 @@ final class CurlMulti {
     @exclusivity(unchecked) var resumedCallers: [UnsafeMutableRawPointer] = []
     /// Set while the loop thread runs (resumptions after it retires go to the pool as usual).
     var capturesCallers = false
+    /// How many of them the loop ran in place (``TransportStats/callersResumedInPlace``).
+    @exclusivity(unchecked) var callersResumedInPlace = 0
     /// Sockets curl opened, by descriptor, with their inode: curl sometimes closes a socket
     /// without its close callback (a connect given up), so counts are checked against the kernel.
     @exclusivity(unchecked) private var sockets: [Int32: UInt64] = [:]
@@ -280,7 +282,8 @@ final class CurlMulti {
     var stats: TransportStats {
         TransportStats(liveTransfers: liveTransfers, runningTransfers: admission.runningTotal,
                        easyHandles: pool.created, pooledHandles: pool.pooledCount,
-                       openConnections: countOpenSockets(), completedTransfers: completedTransfers)
+                       openConnections: countOpenSockets(), completedTransfers: completedTransfers,
+                       callersResumedInPlace: callersResumedInPlace)
     }
 }
 

@@ -12,11 +12,14 @@ public struct TransportStats: Sendable, Hashable, CustomStringConvertible {
     public var openConnections: Int
     /// Transfers that held a handle and resolved, since the service started.
     public var completedTransfers: Int
+    /// Callers the loop ran in place when their response completed, since the service started
+    /// (``ServiceActor/Configuration/Transport/resumesCallersInPlace``).
+    public var callersResumedInPlace: Int
 
     /// Requests waiting for admission, holding no handle.
     public var queuedTransfers: Int { liveTransfers - runningTransfers }
 
     public var description: String {
-        "live \(liveTransfers) (running \(runningTransfers)), handles \(easyHandles) (pooled \(pooledHandles)), connections \(openConnections), completed \(completedTransfers)"
+        "live \(liveTransfers) (running \(runningTransfers)), handles \(easyHandles) (pooled \(pooledHandles)), connections \(openConnections), completed \(completedTransfers), resumed in place \(callersResumedInPlace)"
     }
 }

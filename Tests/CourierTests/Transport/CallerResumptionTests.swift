@@ -1,11 +1,8 @@
 @testable import Courier
-import CourierTestServer
-import CourierTestSupport
-import Foundation
 import Testing
 
-/// A task without an executor preference, resumed by the loop while nothing else is in flight,
-/// continues on the loop thread (one thread per request, as C); otherwise, on the pool.
+/// When the loop runs a resumed caller in place, and when it hands it to the pool: the decision
+/// alone (CallerResumptionTimingTests watches it over loopback).
 @Suite struct CallerResumptionTests {
     // MARK: The decision
 
@@ -29,85 +26,5 @@ import Testing
         #expect(policy.decide(resumed: 1, othersInFlight: 0, workQueued: false, now: end + 1) == .handToPool)
         #expect(policy.decide(resumed: 1, othersInFlight: 0, workQueued: false, now: end + pause - 1) == .handToPool)
         #expect(policy.decide(resumed: 1, othersInFlight: 0, workQueued: false, now: end + pause) == .runInPlace)
-    }
-
-    // MARK: Over loopback
-
-    /// Where the code after each of `count` sequential sends ran: true for the loop thread.
-    private static func continuations(_ service: ServiceActor, _ url: URL, count: Int) async throws -> [Bool] {
-        // A detached task: no executor preference, and no inherited isolation.
-        try await Task.detached {
-            var onLoop: [Bool] = []
-            for _ in 0..<count {
-                let response = try await service.send(HTTPRequest(url: url))
-                #expect(response.status == 200)
-                onLoop.append(service.executor.isCurrent)
-            }
-            return onLoop
-        }.value
-    }
-
-    /// Sends one request after another until `inARow` in a row continue on the loop (at most
-    /// 30 s): a caller that runs over 1 ms in place (a process's first requests, a debug build
-    /// preempted in the parallel suite) pauses running in place for a while.
-    private static func untilInARow(_ inARow: Int, _ service: ServiceActor, _ url: URL) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        var count = 0
-        while count < inARow {
-            count = try await continuations(service, url, count: 1)[0] ? count + 1 : 0
-            try #require(ContinuousClock.now < deadline, "not \(inARow) callers in a row continued on the loop in 30 s")
-        }
-    }
-
-    @Test func oneRequestAtATimeContinuesOnTheLoop() async throws {
-        try await withServerAndService { server, service in
-            try await Self.untilInARow(10, service, server.url("/json/100"))
-            await expectNoLeaks(service)
-        }
-    }
-
-    @Test func withAnotherRequestInFlightCallersGoToThePool() async throws {
-        try await withServerAndService { server, service in
-            let slow = Task.detached { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
-            #expect(await eventually { await service.stats.liveTransfers == 1 })
-            let onLoop = try await Self.continuations(service, server.url("/json/100"), count: 10)
-            #expect(onLoop.allSatisfy { !$0 }, "continued on the loop: \(onLoop)")
-            slow.cancel()
-            _ = await slow.result
-        }
-    }
-
-    @Test func turnedOffEveryCallerGoesToThePool() async throws {
-        try await withServerAndService(configure: { $0.transport.resumesCallersInPlace = false }) { server, service in
-            let onLoop = try await Self.continuations(service, server.url("/json/100"), count: 10)
-            #expect(onLoop.allSatisfy { !$0 }, "continued on the loop: \(onLoop)")
-        }
-    }
-
-    @Test func aCallerThatComputesForLongIsNotRunInPlaceAgainAtOnce() async throws {
-        try await withServerAndService { server, service in
-            let url = server.url("/json/100")
-            let spin: UInt64 = 20_000_000 // 20 ms on the loop: no caller in place for 2 s after
-            let (spunUntil, later) = try await Task.detached { () async throws -> (UInt64, [(onLoop: Bool, at: UInt64)]) in
-                let deadline = ContinuousClock.now + .seconds(30)
-                repeat {
-                    _ = try await service.send(HTTPRequest(url: url))
-                    try #require(ContinuousClock.now < deadline, "no caller continued on the loop in 30 s")
-                } while !service.executor.isCurrent
-                let spunUntil = MonotonicClock.nanoseconds() + spin
-                while MonotonicClock.nanoseconds() < spunUntil {}
-                var later: [(onLoop: Bool, at: UInt64)] = []
-                for _ in 0..<5 {
-                    _ = try await service.send(HTTPRequest(url: url))
-                    later.append((service.executor.isCurrent, MonotonicClock.nanoseconds()))
-                }
-                return (spunUntil, later)
-            }.value
-            // The run in place ended after `spunUntil`, so its pause lasts at least until this.
-            let paused = spunUntil + spin * CallerResumption.pauseFactor
-            let withinPause = later.filter { $0.at < paused }
-            #expect(!withinPause.isEmpty, "no request completed within the pause (a loaded machine)")
-            #expect(withinPause.allSatisfy { !$0.onLoop }, "continued on the loop within the pause: \(withinPause)")
-        }
     }
 }
