@@ -204,7 +204,10 @@ final class CurlMulti {
     /// Resumes a caller, keeping back the job it enqueues to the global pool (see ``resumedCallers``).
     @inline(__always)
     func resumeCaller(_ resume: () -> Void) {
-        guard capturesCallers else { return resume() }
+        // With another transfer in flight the loop will not run this caller in place
+        // (CallerResumption), so it goes to the pool at once instead of being kept back and
+        // enqueued at the end of the turn: no work added where the loop is busiest.
+        guard capturesCallers, liveTransfers == 0 else { return resume() }
         courier_capture_begin()
         resume()
         if let job = courier_capture_end() { resumedCallers.append(job) }
