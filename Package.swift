@@ -60,6 +60,7 @@ let package = Package(
         .target(name: "CCourierChecksum"),
         // ThreadSanitizer annotations for edges the uninstrumented Swift runtime makes (no-ops otherwise).
         .target(name: "CCourierSanitizer"),
+        // The runtime's global-enqueue hook, so the loop can run a lone resumed caller in place.
         .target(name: "CCourierExecutor"),
         .target(
             name: "Courier",

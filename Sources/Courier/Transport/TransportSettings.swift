@@ -45,5 +45,5 @@ struct TransportSettings: Sendable {
     var maxResponseBodySize: Int
     var logger: Logger
     /// See ``CallerResumption``.
-    var resumesCallersInPlace = true
+    var resumesCallersInPlace: Bool
 }
