@@ -141,7 +141,21 @@ public struct RequestOptions: Sendable {
     public var requestID: String?
     /// nil: ``RetryPolicy/disabled`` for `send` and `stream`, whose non-2xx answers are the
     /// caller's to judge; the service's ``ServiceActor/Configuration/retry`` for downloads.
-    public var retry: RetryPolicy?
+    public var retry: RetryPolicy? {
+        get { retryOverride?.policy }
+        set { retryOverride = newValue.map(RetryOverride.init) }
+    }
+
+    /// The policy, boxed: inline it made options 184 bytes, and a caller that lets `send`'s
+    /// `options` default builds several temporaries of them, all kept in its async frame while
+    /// the request is in flight (960 bytes for `try await service.send(request)`, 1 KiB of
+    /// every waiting query; Docs/Performance.md). Most requests override no policy.
+    private var retryOverride: RetryOverride?
+
+    private final class RetryOverride: Sendable {
+        let policy: RetryPolicy
+        init(_ policy: RetryPolicy) { self.policy = policy }
+    }
     /// Add the service's ``ServiceActor/Configuration/Auth-swift.struct/authorizer`` credentials (refreshed once
     /// after a 401). Off by default: a raw request names its own URL, and credentials for
     /// Google's APIs must not travel to any host by accident.
@@ -154,7 +168,7 @@ public struct RequestOptions: Sendable {
     public init(requestID: String? = nil, retry: RetryPolicy? = nil, authorize: Bool = false, name: String? = nil,
                 rateLimitKey: String? = nil) {
         self.requestID = requestID
-        self.retry = retry
+        self.retryOverride = retry.map(RetryOverride.init)
         self.authorize = authorize
         self.name = name
         self.rateLimitKey = rateLimitKey
