@@ -138,39 +138,81 @@ struct RequestContext: Sendable {
 /// ```
 public struct RequestOptions: Sendable {
     /// Names the operation for ``ServiceActor/cancel(requestID:)``, events and logs; nil: a fresh one.
-    public var requestID: String?
+    public var requestID: String? {
+        get { storage?.requestID }
+        set { update { $0.requestID = newValue } }
+    }
     /// nil: ``RetryPolicy/disabled`` for `send` and `stream`, whose non-2xx answers are the
     /// caller's to judge; the service's ``ServiceActor/Configuration/retry`` for downloads.
     public var retry: RetryPolicy? {
-        get { retryOverride?.policy }
-        set { retryOverride = newValue.map(RetryOverride.init) }
-    }
-
-    /// The policy, boxed: inline it made options 184 bytes, and a caller that lets `send`'s
-    /// `options` default builds several temporaries of them, all kept in its async frame while
-    /// the request is in flight (960 bytes for `try await service.send(request)`, 1 KiB of
-    /// every waiting query; Docs/Performance.md). Most requests override no policy.
-    private var retryOverride: RetryOverride?
-
-    private final class RetryOverride: Sendable {
-        let policy: RetryPolicy
-        init(_ policy: RetryPolicy) { self.policy = policy }
+        get { storage?.retry }
+        set { update { $0.retry = newValue } }
     }
     /// Add the service's ``ServiceActor/Configuration/Auth-swift.struct/authorizer`` credentials (refreshed once
     /// after a 401). Off by default: a raw request names its own URL, and credentials for
     /// Google's APIs must not travel to any host by accident.
-    public var authorize: Bool
+    public var authorize: Bool {
+        get { storage?.authorize ?? false }
+        set { update { $0.authorize = newValue } }
+    }
     /// A name for logs, events and metrics.
-    public var name: String?
+    public var name: String? {
+        get { storage?.name }
+        set { update { $0.name = newValue } }
+    }
     /// The rate limit this request takes tokens from (``RateLimits``); nil: by the service's scope.
-    public var rateLimitKey: String?
+    public var rateLimitKey: String? {
+        get { storage?.rateLimitKey }
+        set { update { $0.rateLimitKey = newValue } }
+    }
+
+    /// The fields, in one box shared by copies until one changes; nil while all are defaults.
+    /// Inline they made options 184 bytes (a retry policy is 128), and a caller that lets
+    /// `send`'s `options` default kept several temporaries of them in its async frame for as
+    /// long as the request was in flight: 960 bytes for `try await service.send(request)`,
+    /// most of a task-allocator slab per waiting query (Docs/Performance.md).
+    private var storage: Storage?
+
+    private final class Storage: @unchecked Sendable { // changed only through `update`, when not shared
+        var requestID: String?
+        var retry: RetryPolicy?
+        var authorize = false
+        var name: String?
+        var rateLimitKey: String?
+
+        func copy() -> Storage {
+            let copy = Storage()
+            copy.requestID = requestID
+            copy.retry = retry
+            copy.authorize = authorize
+            copy.name = name
+            copy.rateLimitKey = rateLimitKey
+            return copy
+        }
+    }
+
+    private mutating func update(_ change: (Storage) -> Void) {
+        if storage == nil {
+            storage = Storage()
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage?.copy()
+        }
+        change(storage!)
+    }
+
+    /// The defaults. Its own initializer, so that `RequestOptions()` (`send`'s default) builds
+    /// no default arguments in the caller's frame.
+    public init() {}
 
     public init(requestID: String? = nil, retry: RetryPolicy? = nil, authorize: Bool = false, name: String? = nil,
                 rateLimitKey: String? = nil) {
-        self.requestID = requestID
-        self.retryOverride = retry.map(RetryOverride.init)
-        self.authorize = authorize
-        self.name = name
-        self.rateLimitKey = rateLimitKey
+        guard requestID != nil || retry != nil || authorize || name != nil || rateLimitKey != nil else { return }
+        let storage = Storage()
+        storage.requestID = requestID
+        storage.retry = retry
+        storage.authorize = authorize
+        storage.name = name
+        storage.rateLimitKey = rateLimitKey
+        self.storage = storage
     }
 }

@@ -26,16 +26,19 @@ struct RequestPipeline: Sendable {
     /// The failure paths are functions of their own, never inlined: an async function's frame
     /// holds every local of everything inlined into it, and this frame lives as long as the
     /// request is in flight. Inlined, the retry and logging paths made it 12 KB per request.
+    /// For the same reason no typed error, response head or optional of one is a local here:
+    /// each would be a slot of the frame (`checkAccepting`'s typed error alone took two of 57
+    /// bytes), and the frames of a waiting query fill task-allocator slabs of 984 bytes.
     nonisolated(nonsending) func run<T: Transmission>(_ transmission: T,
                                                       prepare: () throws -> HTTPRequest) async throws -> T.Output {
         var state = AttemptState()
         while true {
             try Task.checkCancellation()
-            try service.checkAccepting()
+            try checkAccepting()
             let request = try await authorized(try prepare())
             let attemptStarted = MonotonicClock.nanoseconds()
             if state.started == 0 { state.started = attemptStarted }
-            let output: T.Output
+            var output: T.Output
             let kept = transmission.bytesKept()
             do {
                 output = try await attempt(request, transmission)
@@ -47,17 +50,34 @@ struct RequestPipeline: Sendable {
                     // reopen; otherwise a download longer than the deadline survives no reset.
                     state.madeProgress()
                 }
-                record(request, head: nil, body: nil, error: error, since: attemptStarted)
+                recordFailure(request, error: error, since: attemptStarted)
                 try await retryOrThrow(error, request: request, state: &state)
                 continue
             }
-            let head = transmission.head(of: output)
-            record(request, head: head, body: transmission.body(of: output), error: nil, since: attemptStarted)
-            if context.accepts(head.status) { return output }
-            if let final = try await refused(output, head: head, request: request, transmission: transmission, state: &state) {
-                return final
-            }
+            if accepted(output, request: request, transmission: transmission, since: attemptStarted) { return output }
+            if try await refused(&output, request: request, transmission: transmission, state: &state) { return output }
         }
+    }
+
+    /// The service's accepting check, with an untyped error (see `run`).
+    @inline(never)
+    private func checkAccepting() throws {
+        try service.checkAccepting()
+    }
+
+    /// Records an answer and tells whether the caller takes its status.
+    @inline(never)
+    private func accepted<T: Transmission>(_ output: T.Output, request: HTTPRequest, transmission: T, since start: UInt64)
+        -> Bool
+    {
+        let head = transmission.head(of: output)
+        record(request, head: head, body: transmission.body(of: output), error: nil, since: start)
+        return context.accepts(head.status)
+    }
+
+    @inline(never)
+    private func recordFailure(_ request: HTTPRequest, error: any Error, since start: UInt64) {
+        record(request, head: nil, body: nil, error: error, since: start)
     }
 
     /// What one request's attempts have used up so far; also the budget of a protocol that
@@ -144,12 +164,15 @@ struct RequestPipeline: Sendable {
     }
 
     /// A status the caller does not take: refreshes credentials once after a 401, or waits to
-    /// retry (nil: go again), or gives up with ``APIError`` or, for raw requests, the answer.
+    /// retry (false: go again), or gives up with ``APIError`` or, for raw requests, with the
+    /// answer (true: `output` holds it, settled). The answer comes back in place, not as an
+    /// optional: a result slot would be one more slot of `run`'s frame.
     @inline(never)
-    private nonisolated(nonsending) func refused<T: Transmission>(_ output: T.Output, head: HTTPResponseHead, request: HTTPRequest,
+    private nonisolated(nonsending) func refused<T: Transmission>(_ output: inout T.Output, request: HTTPRequest,
                                                                  transmission: T, state: inout AttemptState)
-        async throws -> T.Output?
+        async throws -> Bool
     {
+        let head = transmission.head(of: output)
         let configuration = service.configuration
         if head.status == 401, context.authorize, let authorizer = configuration.auth.authorizer, !state.refreshedCredentials {
             state.refreshedCredentials = true
@@ -157,7 +180,7 @@ struct RequestPipeline: Sendable {
                 "query": "\(context.name)", "request-id": "\(context.requestID)",
             ]))
             await authorizer.invalidate(request)
-            return nil
+            return false
         }
         let (response, settled) = try await transmission.settle(output)
         let outcome = RetryStateMachine.Outcome.response(
@@ -166,10 +189,11 @@ struct RequestPipeline: Sendable {
         guard let delay = decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable, state: &state)
         else {
             if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
-            return settled
+            output = settled
+            return true
         }
         try await wait(delay, attempt: state.retries, reason: "HTTP \(head.status)", status: head.status)
-        return nil
+        return false
     }
 
     /// `request` with the authorizer's credentials, when this operation is authorized. Out of

@@ -27,12 +27,15 @@ extension ServiceActor {
     }
 
     /// When the operation started; 0 when nobody would read its duration (no event subscriber,
-    /// no metrics), which saves the clock reads on the plain path.
+    /// no metrics), which saves the clock reads on the plain path. This and `operationFinished`
+    /// are out of line: inlined, their temporaries were slots of the caller's async frame.
+    @inline(never)
     nonisolated func operationStarted(_ context: RequestContext) -> UInt64 {
         eventHub.emit(.started(requestID: context.requestID, query: context.name))
         return eventHub.hasSubscribers || metrics.isEnabled ? MonotonicClock.nanoseconds() : 0
     }
 
+    @inline(never)
     nonisolated func operationFinished(_ context: RequestContext, since started: UInt64, error: (any Error)?) {
         guard started != 0 || eventHub.hasSubscribers else { return }
         var status = context.attempts.lastStatus

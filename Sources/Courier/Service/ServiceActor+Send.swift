@@ -15,7 +15,7 @@ extension ServiceActor {
     public nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
         -> HTTPResponse
     {
-        try await raw(request, BufferedTransmission(), rawContext(options, operation: .send, retry: .disabled), options)
+        try await raw(request, BufferedTransmission(), rawContext(options, operation: .send), options)
     }
 
     /// Sends `request` and writes a 2xx body straight to `file`, never holding it in memory.
@@ -42,7 +42,15 @@ extension ServiceActor {
     public nonisolated(nonsending) func stream(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
         -> HTTPStreamingResponse
     {
-        try await raw(request, StreamedTransmission(), rawContext(options, operation: .stream, retry: .disabled), options)
+        try await raw(request, StreamedTransmission(), rawContext(options, operation: .stream), options)
+    }
+
+    /// The context of a raw request that is not retried unless `options` ask. Out of line, so
+    /// the caller's async frame, alive while the request is in flight, holds no policy (128
+    /// bytes) nor the options' strings.
+    @inline(never)
+    nonisolated func rawContext(_ options: RequestOptions, operation: RequestContext.Operation) -> RequestContext {
+        rawContext(options, operation: operation, retry: .disabled)
     }
 
     /// The context of a raw request: accepts every status, retries only when asked.
@@ -64,16 +72,25 @@ extension ServiceActor {
                                                               _ context: RequestContext, _ options: RequestOptions)
         async throws -> T.Output
     {
-        if options.requestID != nil || tracing != nil { return try await registered(request, transmission, context) }
+        if Self.isRegistered(options, tracing: tracing) { return try await registered(request, transmission, context) }
         let started = operationStarted(context)
+        // The answer goes straight to the caller (`return try await`): held in a local until
+        // `operationFinished` ran, it took two slots of this frame, alive while in flight.
+        var failure: (any Error)?
+        defer { operationFinished(context, since: started, error: failure) }
         do {
-            let output = try await pipeline(context).run(transmission) { request }
-            operationFinished(context, since: started, error: nil)
-            return output
+            return try await pipeline(context).run(transmission) { request }
         } catch {
-            operationFinished(context, since: started, error: error)
+            failure = error
             throw error
         }
+    }
+
+    /// Whether a raw request runs as a registered operation. Out of line, so `raw`'s frame holds
+    /// no copy of the ID or of the tracing settings.
+    @inline(never)
+    private static func isRegistered(_ options: RequestOptions, tracing: PipelineTracing?) -> Bool {
+        options.requestID != nil || tracing != nil
     }
 
     @inline(never)
@@ -109,12 +126,18 @@ extension ServiceActor {
         let bound = LoopBound(transfer)
         defer { transfer.receiveOutcome() }
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                loop.submit(bound.value, sink: .response(continuation), cancelled: Task.isCancelled)
-            }
+            try await withUnsafeThrowingContinuation { continuation in submit(bound, continuation) }
         } onCancel: { [loop] in
             loop.execute { bound.value.cancel(with: CancellationError()) }
         }
+    }
+
+    /// Hands `bound`'s transfer to the loop. Out of line: the closure that calls it has an async
+    /// frame of its own, alive while the request is in flight, and the sink and the
+    /// cancellation check inlined there made it 256 bytes.
+    @inline(never)
+    private nonisolated func submit(_ bound: LoopBound<Transfer>, _ continuation: UnsafeContinuation<HTTPResponse, any Error>) {
+        loop.submit(bound.value, sink: .response(continuation), cancelled: Task.isCancelled)
     }
 
     /// One exchange that returns at the response head.
