@@ -26,9 +26,9 @@ struct RequestPipeline: Sendable {
     /// The failure paths are functions of their own, never inlined: an async function's frame
     /// holds every local of everything inlined into it, and this frame lives as long as the
     /// request is in flight. Inlined, the retry and logging paths made it 12 KB per request.
-    /// For the same reason no typed error, response head or optional of one is a local here:
-    /// each would be a slot of the frame (`checkAccepting`'s typed error alone took two of 57
-    /// bytes), and the frames of a waiting query fill task-allocator slabs of 984 bytes.
+    /// For the same reason no typed error or response head is a local here: each would be a
+    /// slot of the frame (`checkAccepting`'s typed error alone took two of 57 bytes), and the
+    /// frames of a waiting query fill task-allocator slabs of 984 bytes.
     nonisolated(nonsending) func run<T: Transmission>(_ transmission: T,
                                                       prepare: () throws -> HTTPRequest) async throws -> T.Output {
         var state = AttemptState()
@@ -38,7 +38,7 @@ struct RequestPipeline: Sendable {
             let request = try await authorized(try prepare())
             let attemptStarted = MonotonicClock.nanoseconds()
             if state.started == 0 { state.started = attemptStarted }
-            var output: T.Output
+            let output: T.Output
             let kept = transmission.bytesKept()
             do {
                 output = try await attempt(request, transmission)
@@ -55,7 +55,9 @@ struct RequestPipeline: Sendable {
                 continue
             }
             if accepted(output, request: request, transmission: transmission, since: attemptStarted) { return output }
-            if try await refused(&output, request: request, transmission: transmission, state: &state) { return output }
+            if let final = try await refused(output, request: request, transmission: transmission, state: &state) {
+                return final
+            }
         }
     }
 
@@ -164,13 +166,11 @@ struct RequestPipeline: Sendable {
     }
 
     /// A status the caller does not take: refreshes credentials once after a 401, or waits to
-    /// retry (false: go again), or gives up with ``APIError`` or, for raw requests, with the
-    /// answer (true: `output` holds it, settled). The answer comes back in place, not as an
-    /// optional: a result slot would be one more slot of `run`'s frame.
+    /// retry (nil: go again), or gives up with ``APIError`` or, for raw requests, the answer.
     @inline(never)
-    private nonisolated(nonsending) func refused<T: Transmission>(_ output: inout T.Output, request: HTTPRequest,
+    private nonisolated(nonsending) func refused<T: Transmission>(_ output: T.Output, request: HTTPRequest,
                                                                  transmission: T, state: inout AttemptState)
-        async throws -> Bool
+        async throws -> T.Output?
     {
         let head = transmission.head(of: output)
         let configuration = service.configuration
@@ -180,7 +180,7 @@ struct RequestPipeline: Sendable {
                 "query": "\(context.name)", "request-id": "\(context.requestID)",
             ]))
             await authorizer.invalidate(request)
-            return false
+            return nil
         }
         let (response, settled) = try await transmission.settle(output)
         let outcome = RetryStateMachine.Outcome.response(
@@ -189,11 +189,10 @@ struct RequestPipeline: Sendable {
         guard let delay = decide(outcome, idempotent: request.isIdempotent, replayable: request.body.isReplayable, state: &state)
         else {
             if context.throwsRefusedStatus { throw APIError(response: response, requestID: context.requestID) }
-            output = settled
-            return true
+            return settled
         }
         try await wait(delay, attempt: state.retries, reason: "HTTP \(head.status)", status: head.status)
-        return false
+        return nil
     }
 
     /// `request` with the authorizer's credentials, when this operation is authorized. Out of
