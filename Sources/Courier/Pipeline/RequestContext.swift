@@ -173,9 +173,6 @@ public struct RequestOptions: Sendable {
     /// most of a task-allocator slab per waiting query (Docs/Performance.md).
     private var storage: Storage?
 
-    /// Whether the options hold a box (for tests: the defaults hold none).
-    var isBoxed: Bool { storage != nil }
-
     /// Which box the options use; copies share it until one changes (for tests).
     var storageIdentity: ObjectIdentifier? { storage.map(ObjectIdentifier.init) }
 

@@ -7,7 +7,7 @@ import Testing
 @Suite struct RequestOptionsTests {
     @Test func theDefaultsHoldNoBoxAndReadAsDefaults() {
         for options in [RequestOptions(), RequestOptions(requestID: nil, retry: nil, authorize: false)] {
-            #expect(!options.isBoxed)
+            #expect(options.storageIdentity == nil)
             #expect(options.requestID == nil && options.retry == nil && !options.authorize)
             #expect(options.name == nil && options.rateLimitKey == nil)
         }
@@ -23,7 +23,7 @@ import Testing
         assigned.name = "notes.get"
         assigned.rateLimitKey = "k"
         for options in [built, assigned] {
-            #expect(options.isBoxed)
+            #expect(options.storageIdentity != nil)
             #expect(options.requestID == "r-1" && options.retry?.maxRetries == 7 && options.retry?.initialDelay == 1...2)
             #expect(options.authorize && options.name == "notes.get" && options.rateLimitKey == "k")
         }
@@ -45,7 +45,7 @@ import Testing
         var fromDefaults = RequestOptions()
         let untouched = fromDefaults
         fromDefaults.name = "x"
-        #expect(fromDefaults.name == "x" && untouched.name == nil && !untouched.isBoxed)
+        #expect(fromDefaults.name == "x" && untouched.name == nil && untouched.storageIdentity == nil)
     }
 
     @Test func optionsThatAreNotSharedChangeInPlace() {
