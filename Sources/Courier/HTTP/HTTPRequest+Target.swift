@@ -1,7 +1,8 @@
 import Foundation
 
-/// Where a request goes, as the transport needs it: the URL string curl parses, whether it is
-/// HTTPS, and the host key that admission groups transfers by (scheme, host and port).
+/// Where a request goes, as the transport needs it: whether it is HTTPS, and the host key that
+/// admission groups transfers by (scheme, host and port). curl gets the URL's own string, which
+/// `absoluteString` returns without a copy, so no second one is kept here.
 ///
 /// Read once per request, from the URL's string: Foundation's `URL.scheme`, `host` and `port`
 /// parse and percent-decode again on every call, about 4,000 instructions per request on the
@@ -9,15 +10,14 @@ import Foundation
 /// Docs/Performance.md). URLs with anything unusual in their authority (user info,
 /// percent-escapes, IPv6 brackets) take Foundation's reading, so both agree on what is valid.
 struct RequestTarget: Sendable {
-    let url: String
-    let isHTTPS: Bool
-    let hostKey: HostKey
+    /// Replaced by an equal key shared with other transfers while waiting (``CurlMulti/enqueue(_:)``).
+    var hostKey: HostKey
+    let isHTTPS: Bool // last: it packs with the transfer's small fields
 
     /// The target of `url`, or nil when it is not an absolute http(s) URL with a host.
     init?(_ url: URL) {
         let string = url.absoluteString
         if let fast = string.utf8.withContiguousStorageIfAvailable({ Self.scan($0) }), let (isHTTPS, key) = fast {
-            self.url = string
             self.isHTTPS = isHTTPS
             hostKey = HostKey(key)
             return
@@ -26,7 +26,6 @@ struct RequestTarget: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else { return nil }
-        self.url = string
         isHTTPS = scheme == "https"
         hostKey = HostKey("\(scheme)://\(host):\(url.port ?? (isHTTPS ? 443 : 80))")
     }

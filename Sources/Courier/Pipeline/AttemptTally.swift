@@ -4,7 +4,11 @@ import Synchronization
 /// for its `finished` event and its span, and how many times it was retried, for its span
 /// (`courier.retries`, `http.request.resend_count`). Atomics, because a task-group batch's
 /// items and a sliced download's slices record into one tally from several tasks.
-final class AttemptTally: Sendable {
+///
+/// Not final: an operation's first context storage is a tally itself (``RequestContext``), so the
+/// two take one allocation; its changed copies point at that one. Unchecked only because the
+/// compiler asks a non-final class to say so: its state is atomics alone.
+class AttemptTally: @unchecked Sendable {
     private let status = Atomic<Int>(0)
     private let retryCount = Atomic<Int>(0)
 

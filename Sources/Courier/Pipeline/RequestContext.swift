@@ -16,27 +16,32 @@ struct RequestContext: Sendable {
     private enum Identity: Sendable { case named(String), numbered(UInt64) }
 
     /// Mutated only while uniquely referenced (`mutate`), so sharing it between tasks is safe.
-    private final class Storage: @unchecked Sendable {
+    ///
+    /// A request in flight holds one, so it is laid out to be small: the operation's first
+    /// storage is its ``AttemptTally`` too (a copy points at it), and the one-byte fields sit
+    /// together after the identity's tag (Docs/Performance.md, P10).
+    private final class Storage: AttemptTally, @unchecked Sendable {
+        /// The tally of the operation's first storage, when this is a changed copy of it.
+        let sharedTally: AttemptTally?
         let identity: Identity
-        var name: String
         var operation: Operation
-        var retry: RetryPolicy
-        var testHandler: TestHandler?
         var authorize: Bool
         var limited = true
-        var accepts: @Sendable (Int) -> Bool = { (200..<300).contains($0) }
         var throwsRefusedStatus = true
+        /// A raw request (`send`, `stream`, `send(_:writingBodyTo:)`, token requests).
+        var isRaw = false
+        var name: String
+        var retry: RetryPolicy
+        var testHandler: TestHandler?
+        var accepts: @Sendable (Int) -> Bool = { (200..<300).contains($0) }
         /// The API a query belongs to, for rate limits keyed by API.
         var api: String?
         var rateLimitKey: String?
-        /// A raw request (`send`, `stream`, `send(_:writingBodyTo:)`, token requests).
-        var isRaw = false
-        let attempts: AttemptTally
 
         init(identity: Identity, name: String, operation: Operation, retry: RetryPolicy, testHandler: TestHandler?,
-             authorize: Bool, attempts: AttemptTally = AttemptTally()) {
+             authorize: Bool, sharedTally: AttemptTally? = nil) {
             self.identity = identity
-            self.attempts = attempts
+            self.sharedTally = sharedTally
             self.name = name
             self.operation = operation
             self.retry = retry
@@ -44,9 +49,11 @@ struct RequestContext: Sendable {
             self.authorize = authorize
         }
 
+        var attempts: AttemptTally { sharedTally ?? self }
+
         func copy() -> Storage {
             let copy = Storage(identity: identity, name: name, operation: operation, retry: retry, testHandler: testHandler,
-                               authorize: authorize, attempts: attempts)
+                               authorize: authorize, sharedTally: attempts)
             copy.limited = limited
             copy.accepts = accepts
             copy.throwsRefusedStatus = throwsRefusedStatus

@@ -163,8 +163,7 @@ extension ServiceActor {
         let target = try request.validatedTarget()
         try checkAccepting()
         return Transfer(id: transferIDs.wrappingAdd(1, ordering: .relaxed).newValue, request: request, target: target,
-                        delivery: delivery, sink: nil, timeouts: request.timeouts.merged(over: configuration.transport.timeouts),
-                        multi: loop.multi)
+                        delivery: delivery, sink: nil, multi: loop.multi)
     }
 
     /// The next chunk of a streamed body; called by ``HTTPResponseBody``'s iterator.

@@ -9,6 +9,10 @@ final class EasyHandle {
     /// The options a plain GET left on this handle, kept instead of reset so the next plain GET
     /// with the same profile sets only its per-request options (see `Transfer.configure`).
     var profile: Transfer.ReuseProfile?
+    /// The request header list curl reads while a transfer holds this handle, when the transfer
+    /// built one of its own; freed when the handle goes back (``releaseHeaderList()``). Here, not
+    /// in the transfer: only a transfer that holds a handle has one.
+    var headerList: UnsafeMutablePointer<curl_slist>?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -21,7 +25,16 @@ final class EasyHandle {
     deinit {
         LiveObjects.destroyed(.easyHandle)
         curl_easy_cleanup(raw)
+        releaseHeaderList()
         errorBuffer.deallocate()
+    }
+
+    /// Frees the transfer's header list, once curl no longer holds the handle.
+    func releaseHeaderList() {
+        if let headerList {
+            curl_slist_free_all(headerList)
+            self.headerList = nil
+        }
     }
 
     /// Clears every option (connections stay cached in the multi handle) and re-arms the error buffer.

@@ -56,9 +56,9 @@ extension Transfer {
         if status == 0, let easy {
             var code = 0
             courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
-            status = code
+            status = Int32(truncatingIfNeeded: code)
         }
-        switch machine.receive(byteCount: bytes.count, status: status) {
+        switch machine.receive(byteCount: bytes.count, status: Int(status)) {
         case .append:
             if body.isEmpty { reserveBody() }
             body.append(bytes.assumingMemoryBound(to: UInt8.self))
@@ -67,7 +67,6 @@ extension Transfer {
             guard case .stream(let buffer) = sink else { return 0 }
             if deliverHead {
                 let head = readHead()
-                self.head = head
                 publishOutcome()
                 buffer.deliverHead(head)
             }
@@ -102,31 +101,11 @@ extension Transfer {
             if request.progress != nil { reportProgress(sent: count) }
             return count
         case .pause:
-            pauseMask |= Int(courier_pause_send)
+            pauseMask |= UInt8(courier_pause_send)
             return courier_readfunc_pause
         case .failed(let error):
             machine.abort(error)
             return courier_readfunc_abort
-        }
-    }
-}
-
-extension Transfer {
-    /// Adds to the progress counters and reports at most every 64 KiB (and when a body ends).
-    func reportProgress(sent: Int = 0, received: Int = 0) {
-        progress.bytesSent += Int64(sent)
-        progress.bytesReceived += Int64(received)
-        if progress.expectedBytes == nil, received > 0, let easy {
-            var length: curl_off_t = -1
-            courier_easy_getinfo_off(easy.raw, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-            if length >= 0 { progress.expectedBytes = Int64(length) }
-        }
-        let moved = progress.bytesSent + progress.bytesReceived
-        let finished = (sent == 0 && received == 0)
-            || (requestBody?.length).map { progress.bytesSent >= $0 && sent > 0 } == true
-        if finished || moved - reportedProgressAt >= 64 << 10 {
-            reportedProgressAt = moved
-            request.progress?(progress)
         }
     }
 }

@@ -35,7 +35,7 @@ extension Transfer {
     private func configurePerRequest(_ handle: EasyHandle) throws(TransportError) {
         let unretained = Unmanaged.passUnretained(self).toOpaque()
         handle.errorBuffer[0] = 0
-        try handle.set(CURLOPT_URL, target.url)
+        try handle.set(CURLOPT_URL, request.url.absoluteString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
@@ -47,7 +47,7 @@ extension Transfer {
         let settings = multi.settings
         let unretained = Unmanaged.passUnretained(self).toOpaque()
 
-        try handle.set(CURLOPT_URL, target.url)
+        try handle.set(CURLOPT_URL, request.url.absoluteString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)
@@ -150,7 +150,7 @@ extension Transfer {
         let expectsBody = !request.body.isEmpty || request.method == .put || request.method == .patch
         var list: UnsafeMutablePointer<curl_slist>?
         if request.headers.isEmpty && !expectsBody {
-            list = multi.defaultHeaderList // owned by the multi handle: headerList stays nil
+            list = multi.defaultHeaderList // owned by the multi handle: the handle's headerList stays nil
         } else {
             var namesUserAgent = false
             for field in request.headers {
@@ -166,7 +166,7 @@ extension Transfer {
                 // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).
                 list = curl_slist_append(list, "Expect:")
             }
-            headerList = list
+            handle.headerList = list
         }
         // Always set, nil included: a reused handle still points at its last transfer's freed list.
         try handle.set(CURLOPT_HTTPHEADER, pointer: list)

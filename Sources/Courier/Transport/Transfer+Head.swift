@@ -4,7 +4,7 @@ import Foundation
 extension Transfer {
     /// The final response's status line and headers, read from curl (redirect hops excluded).
     func readHead() -> HTTPResponseHead {
-        guard let easy else { return HTTPResponseHead(status: status, url: request.url) }
+        guard let easy else { return HTTPResponseHead(status: Int(status), url: request.url) }
         var code = 0
         courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
         var versionCode = 0

@@ -22,49 +22,47 @@ final class Transfer {
         case stream(ResponseBodyBuffer)
     }
 
+    // The fields are in an order that packs them: the small ones sit together at the end, not
+    // each in an 8-byte slot. Every waiting query holds a transfer (Docs/Performance.md, P10).
     let id: UInt64
     let request: HTTPRequest
-    /// The URL as the transport needs it, read once (see ``RequestTarget``).
-    let target: RequestTarget
-    let timeouts: Timeouts
     unowned let multi: CurlMulti
-    @exclusivity(unchecked) var machine: TransferStateMachine
     @exclusivity(unchecked) private(set) var sink: Sink?
     /// An outcome that arrived before the caller installed its sink (a cancellation racing the start).
     @exclusivity(unchecked) private var undeliveredError: (any Error)?
 
     // Attached-only resources, released by `detach()`.
     @exclusivity(unchecked) var easy: EasyHandle?
-    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     @exclusivity(unchecked) var requestBody: RequestBodySource?
     @exclusivity(unchecked) var fileOutput: FileOutput?
     /// Its neighbours in the multi handle's ``TransferList`` while unresolved.
     @exclusivity(unchecked) var listNext: Transfer?
     @exclusivity(unchecked) unowned(unsafe) var listPrevious: Transfer?
-    /// Current `curl_easy_pause` bitmask: both directions are tracked because the call sets both.
-    @exclusivity(unchecked) var pauseMask = 0
 
     // Response state.
-    @exclusivity(unchecked) var status = 0
-    /// The last response's header fields so far (see `headerCallback`).
-    @exclusivity(unchecked) var receivedHeaders = ReceivedHeaderCollector()
-    @exclusivity(unchecked) var head: HTTPResponseHead?
     @exclusivity(unchecked) var body = Data()
-    let startedAt = MonotonicClock.nanoseconds()
     /// When a byte last moved either way; the idle timeout counts from here.
     @exclusivity(unchecked) var lastActivity: UInt64 = 0
-    /// Body bytes moved so far, and when progress was last reported.
-    @exclusivity(unchecked) var progress = TransferProgress()
-    @exclusivity(unchecked) var reportedProgressAt: Int64 = 0
+    /// Body bytes moved so far, only for a request with a progress handler (see ``ProgressCounter``).
+    @exclusivity(unchecked) var progressCounter: ProgressCounter?
+
+    @exclusivity(unchecked) var machine: TransferStateMachine
+    /// The URL as the transport needs it, read once (see ``RequestTarget``).
+    @exclusivity(unchecked) var target: RequestTarget
+    /// The last response's header fields so far (see `headerCallback`).
+    @exclusivity(unchecked) var receivedHeaders = ReceivedHeaderCollector()
+    /// Current `curl_easy_pause` bitmask: both directions are tracked because the call sets both.
+    @exclusivity(unchecked) var pauseMask: UInt8 = 0
+    /// The status of the response whose body is arriving; 0 before its first byte.
+    @exclusivity(unchecked) var status: Int32 = 0
 
     init(id: UInt64, request: HTTPRequest, target: RequestTarget, delivery: TransferStateMachine.Delivery, sink: Sink?,
-         timeouts: Timeouts, multi: CurlMulti) {
+         multi: CurlMulti) {
         self.id = id
         self.request = request
         self.target = target
         self.machine = TransferStateMachine(delivery: delivery)
         self.sink = sink
-        self.timeouts = timeouts
         self.multi = multi
         LiveObjects.created(.transfer)
     }
@@ -72,6 +70,10 @@ final class Transfer {
     #if DEBUG
     deinit { LiveObjects.destroyed(.transfer) }
     #endif
+
+    /// The request's timeouts over the service's. Read when the transfer starts and by the idle
+    /// sweep, not stored: 72 bytes in every waiting transfer otherwise.
+    var timeouts: Timeouts { request.timeouts.merged(over: multi.settings.timeouts) }
 
     // MARK: Start
 
@@ -109,7 +111,9 @@ final class Transfer {
             : TransportError(curl: result, detail: easy?.errorDetail ?? "", url: request.url.absoluteString)
         switch machine.finish(curlError) {
         case .succeed(let deliverHead, let release):
-            let head = head ?? readHead()
+            // Read again for a stream, whose head went out earlier: keeping it would cost every
+            // transfer 40 bytes, and a stream only needs its status here.
+            let head = readHead()
             if head.isSuccess, let fileOutput, let error = fileOutput.finish() {
                 resolve(failing: error, headDelivered: !deliverHead, requestStarted: true, release: release)
                 return
@@ -209,13 +213,10 @@ final class Transfer {
         if let easy {
             self.easy = nil
             if release.detachHandle { multi.detach(self, easy) }
+            easy.releaseHeaderList()
             multi.recycle(easy, reset: release.resetHandle)
         }
         multi.resolved(self, release)
-        if let list = headerList {
-            curl_slist_free_all(list)
-            headerList = nil
-        }
         requestBody?.close(reason: TransportError(.cancelled, message: "transfer ended"))
         requestBody = nil
         fileOutput?.close()
@@ -224,7 +225,6 @@ final class Transfer {
     private func log(status: Int) {
         multi.logger.trace("transfer finished", metadata: Redaction.metadata([
             "id": "\(id)", "status": "\(status)",
-            "ms": "\((MonotonicClock.nanoseconds() - startedAt) / 1_000_000)",
         ]))
     }
 
@@ -232,8 +232,8 @@ final class Transfer {
 
     func setPaused(receive: Bool? = nil, send: Bool? = nil) {
         var mask = pauseMask
-        if let receive { mask = receive ? mask | Int(courier_pause_recv) : mask & ~Int(courier_pause_recv) }
-        if let send { mask = send ? mask | Int(courier_pause_send) : mask & ~Int(courier_pause_send) }
+        if let receive { mask = receive ? mask | UInt8(courier_pause_recv) : mask & ~UInt8(courier_pause_recv) }
+        if let send { mask = send ? mask | UInt8(courier_pause_send) : mask & ~UInt8(courier_pause_send) }
         // Only a handle curl still holds: after shutdown a consumer may still drain the buffer,
         // and pausing a detached handle would reach a multi handle that is gone.
         guard mask != pauseMask, machine.isAttached, let easy else { return }
@@ -244,7 +244,7 @@ final class Transfer {
 
     /// A streamed request body got data (or ended) while curl was waiting for it.
     func bodyDataArrived() {
-        if pauseMask & Int(courier_pause_send) != 0 { setPaused(send: false) }
+        if pauseMask & UInt8(courier_pause_send) != 0 { setPaused(send: false) }
     }
 
     // MARK: Streaming consumer

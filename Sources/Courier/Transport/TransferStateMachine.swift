@@ -30,22 +30,34 @@ struct TransferStateMachine: Sendable {
     /// What a running transfer has done so far. Kept beside ``Phase`` rather than as its payload,
     /// so each callback updates a field in place instead of copying the struct out and back.
     struct Running: Sendable, Equatable {
+        // The flags first, together, then the 8-byte fields: packed, the machine is 64 bytes.
         /// curl holds the handle (`curl_multi_add_handle` succeeded).
         var attached = false
         var headDelivered = false
         var bodyToFile = false
-        var receivedBytes = 0
-        /// Streaming only: bytes handed to the consumer's buffer and not yet taken.
-        var bufferedBytes = 0
         var receivePaused = false
-        /// Set when the shell must abort the transfer from a callback; wins over curl's own result.
-        var abortReason: TransportError?
-        /// Requests curl began to send, and whether a response began since the last one: together
-        /// they tell a redirect from curl's silent re-send on a fresh connection (``requestWillBeSent(idempotent:)``).
-        var requestsStarted = 0
+        /// Whether a response began since the last request curl began to send (see `requestsStarted`).
         var responseSinceRequest = false
         /// curl re-sent on this handle: the handle must be reset before reuse (see ``Release``).
         var curlResent = false
+        var receivedBytes = 0
+        /// Streaming only: bytes handed to the consumer's buffer and not yet taken.
+        var bufferedBytes = 0
+        /// Requests curl began to send: with `responseSinceRequest`, they tell a redirect from
+        /// curl's silent re-send on a fresh connection (``requestWillBeSent(idempotent:)``).
+        var requestsStarted = 0
+        /// Set when the shell must abort the transfer from a callback; wins over curl's own result.
+        var abortReason: TransportError? {
+            get { if case .reason(let reason) = abort { reason } else { nil } }
+            set { abort = newValue.map(Abort.reason) }
+        }
+        /// Boxed: few transfers abort, and inline the error took 58 bytes of every waiting one.
+        private var abort: Abort?
+    }
+
+    /// An abort's reason, in a box of its own (see ``Running/abortReason``).
+    indirect enum Abort: Sendable, Equatable {
+        case reason(TransportError)
     }
 
     /// What a resolving transfer gives back, decided here so the shell never reads flags to find out.

@@ -22,7 +22,6 @@ import Testing
         let target = try #require(RequestTarget(URL(string: url)!))
         #expect(target.isHTTPS == isHTTPS)
         #expect(target.hostKey.text == hostKey)
-        #expect(target.url == URL(string: url)!.absoluteString)
     }
 
     @Test(arguments: ["ftp://example.com/x", "file:///etc/passwd", "http:///no-host", "mailto:a@b.c", "/relative",
