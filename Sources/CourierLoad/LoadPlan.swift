@@ -60,8 +60,9 @@ struct LoadPlan: Sendable {
 
         /// - Parameter where: the request's place in the options, for errors (`scenario "list"`).
         /// - Parameter known: values a flow's earlier steps extract, which templates may name too.
+        /// - Parameter inFlow: a flow's step, whose errors say that an earlier step could extract the name.
         func prepare(name: String, method: String, url urlText: String, extraHeaders: [String: String], body: Data?,
-                     where place: String, known: Set<String> = []) throws -> Entry {
+                     where place: String, known: Set<String> = [], inFlow: Bool = false) throws -> Entry {
             var template = RequestTemplate()
             let urlTemplate = try LoadTemplate(urlText, context: "\(place) URL")
             if !urlTemplate.isConstant { template.url = urlTemplate }
@@ -91,12 +92,13 @@ struct LoadPlan: Sendable {
             }
             // Every name a template takes must be a column: checked now, not once per request.
             let parts = [("URL", template.url)] + template.headers.map { ("header \($0.name)", $0.value) } + [("body", template.body)]
+            let noEarlierStep = inFlow ? ", no earlier step of the flow extracts it" : ""
             for case let (part, value?) in parts {
                 for missing in value.names where columns[missing] == nil && !known.contains(missing) {
                     guard let data else {
-                        throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} is not a built-in (uuid, seq, randomInt, now), and no --data file gives columns")
+                        throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} is not a built-in (uuid, seq, randomInt, now)\(noEarlierStep), and no --data file gives columns")
                     }
-                    throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} names no column of \(data.source) (columns: \(data.columns.joined(separator: ", ")))")
+                    throw LoadError.invalidArgument("\(place) \(part): {{\(missing)}} names no column of \(data.source) (columns: \(data.columns.joined(separator: ", ")))\(noEarlierStep)")
                 }
             }
             return Entry(name: name, request: request, bodySize: body?.count ?? 0, template: template.isEmpty ? nil : template)
@@ -118,7 +120,7 @@ struct LoadPlan: Sendable {
             var sums: [Double] = []
             var seen = Set<String>()
             /// The request as an entry, its name made unique among the run's.
-            func entry(_ item: Scenario.Request, prefix: String = "", known: Set<String> = []) throws -> Entry {
+            func entry(_ item: Scenario.Request, prefix: String = "", known: Set<String> = [], inFlow: Bool = false) throws -> Entry {
                 let method = item.method ?? "GET"
                 let path = URL(string: item.url)?.path ?? item.url
                 var name = prefix + (item.name ?? "\(method.uppercased()) \(path.isEmpty ? "/" : path)")
@@ -130,7 +132,7 @@ struct LoadPlan: Sendable {
                     }
                 }
                 var checked = try prepare(name: name, method: method, url: item.url, extraHeaders: item.headers ?? [:],
-                                          body: item.body.map { Data($0.utf8) }, where: "scenario request \"\(name)\"", known: known)
+                                          body: item.body.map { Data($0.utf8) }, where: "scenario request \"\(name)\"", known: known, inFlow: inFlow)
                 checked.checks = Array(Set(try indices(item.checks ?? []))).sorted()
                 return checked
             }
@@ -144,7 +146,7 @@ struct LoadPlan: Sendable {
                 var known = Set<String>()
                 var steps: [Int] = []
                 for step in flow.steps {
-                    var prepared = try entry(step, prefix: flow.name + "/", known: known)
+                    var prepared = try entry(step, prefix: flow.name + "/", known: known, inFlow: true)
                     for (name, expression) in (step.extract ?? [:]).sorted(by: { $0.key < $1.key }) {
                         prepared.extract.append((name, try LoadExtractor(expression, context: "flow \"\(flow.name)\" step \"\(prepared.name)\" extract \(name)")))
                         known.insert(name)

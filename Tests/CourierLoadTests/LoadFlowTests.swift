@@ -108,7 +108,7 @@ import Testing
         }
         let url = "http://127.0.0.1:9/notes"
         #expect(refusal(#"[{"name": "f", "flow": [{"url": "\#(url)/{{id}}"}, {"url": "\#(url)", "extract": {"id": "json:$.id"}}]}]"#)
-            .contains("{{id}} is not a built-in"))
+            .contains("{{id}} is not a built-in (uuid, seq, randomInt, now), no earlier step of the flow extracts it, and no --data file gives columns"))
         #expect(refusal(#"[{"name": "f", "flow": [{"url": "\#(url)", "extract": {"id": "xml:/id"}}]}]"#)
             .contains("expected json:PATH, header:NAME or regex:PATTERN"))
         #expect(refusal(#"[{"name": "f", "flow": [{"url": "\#(url)", "extract": {"id": "regex:("}}]}]"#)

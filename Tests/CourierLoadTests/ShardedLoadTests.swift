@@ -119,6 +119,9 @@ import Testing
         let options = try command.makeOptions(environment: ["JOB_COMPLETION_INDEX": "7"])
         #expect(options.shard == (try LoadShard(index: 7, count: Int(completions.trimmingCharacters(in: .whitespaces))!)))
         #expect(try command.startTime() == ISO8601DateFormatter().date(from: "2026-11-24T10:00:00Z"))
+        // The live metrics listen where the pod's declared port and the scrape annotation say.
+        #expect(command.metricsPort == 9464 && command.metricsHost == "0.0.0.0")
+        #expect(manifest.contains("containerPort: 9464") && manifest.contains("prometheus.io/port: \"9464\""))
     }
 
     /// A store that refuses the result (here a server with no Storage API: a 404) fails the run
