@@ -57,13 +57,13 @@ public struct HTTPRequest: Sendable {
     private var storage: Storage
 
     private final class Storage: @unchecked Sendable { // mutated only through `unique`, when not shared
-        var method: HTTPMethod
-        var url: URL
-        var headers: HTTPHeaders
-        var body: Body
-        var timeouts: Timeouts
-        var progress: (@Sendable (TransferProgress) -> Void)?
-        var idempotency: Idempotency = .automatic
+        @exclusivity(unchecked) var method: HTTPMethod
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var body: Body
+        @exclusivity(unchecked) var timeouts: Timeouts
+        @exclusivity(unchecked) var progress: (@Sendable (TransferProgress) -> Void)?
+        @exclusivity(unchecked) var idempotency: Idempotency = .automatic
 
         init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Body, timeouts: Timeouts) {
             self.method = method

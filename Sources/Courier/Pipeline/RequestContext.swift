@@ -24,19 +24,19 @@ struct RequestContext: Sendable {
         /// The tally of the operation's first storage, when this is a changed copy of it.
         let sharedTally: AttemptTally?
         let identity: Identity
-        var operation: Operation
-        var authorize: Bool
-        var limited = true
-        var throwsRefusedStatus = true
+        @exclusivity(unchecked) var operation: Operation
+        @exclusivity(unchecked) var authorize: Bool
+        @exclusivity(unchecked) var limited = true
+        @exclusivity(unchecked) var throwsRefusedStatus = true
         /// A raw request (`send`, `stream`, `send(_:writingBodyTo:)`, token requests).
-        var isRaw = false
-        var name: String
-        var retry: RetryPolicy
-        var testHandler: TestHandler?
-        var accepts: @Sendable (Int) -> Bool = { (200..<300).contains($0) }
+        @exclusivity(unchecked) var isRaw = false
+        @exclusivity(unchecked) var name: String
+        @exclusivity(unchecked) var retry: RetryPolicy
+        @exclusivity(unchecked) var testHandler: TestHandler?
+        @exclusivity(unchecked) var accepts: @Sendable (Int) -> Bool = { (200..<300).contains($0) }
         /// The API a query belongs to, for rate limits keyed by API.
-        var api: String?
-        var rateLimitKey: String?
+        @exclusivity(unchecked) var api: String?
+        @exclusivity(unchecked) var rateLimitKey: String?
 
         init(identity: Identity, name: String, operation: Operation, retry: RetryPolicy, testHandler: TestHandler?,
              authorize: Bool, sharedTally: AttemptTally? = nil) {
@@ -184,11 +184,11 @@ public struct RequestOptions: Sendable {
     var storageIdentity: ObjectIdentifier? { storage.map(ObjectIdentifier.init) }
 
     private final class Storage: @unchecked Sendable { // changed only through `update`, when not shared
-        var requestID: String?
-        var retry: RetryPolicy?
-        var authorize = false
-        var name: String?
-        var rateLimitKey: String?
+        @exclusivity(unchecked) var requestID: String?
+        @exclusivity(unchecked) var retry: RetryPolicy?
+        @exclusivity(unchecked) var authorize = false
+        @exclusivity(unchecked) var name: String?
+        @exclusivity(unchecked) var rateLimitKey: String?
 
         func copy() -> Storage {
             let copy = Storage()

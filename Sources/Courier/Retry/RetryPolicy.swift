@@ -37,7 +37,7 @@ public struct RetryPolicy: Sendable {
 
     /// Changed only through `update`, when not shared, so sharing it between tasks is safe.
     private final class Storage: @unchecked Sendable {
-        var fields: Fields
+        @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 

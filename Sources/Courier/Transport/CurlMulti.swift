@@ -18,13 +18,13 @@ final class CurlMulti {
 
     /// Every unresolved transfer: for shutdown and the idle sweep.
     @exclusivity(unchecked) private var unresolved = TransferList()
-    private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
+    @exclusivity(unchecked) private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
     var liveTransfers: Int { unresolved.count }
     /// Jobs of callers without an executor preference that resuming their continuations
     /// enqueued to the global pool this turn, held back so the loop can run one in place.
     @exclusivity(unchecked) var resumedCallers: [UnsafeMutableRawPointer] = []
     /// Set while the loop thread runs (resumptions after it retires go to the pool as usual).
-    var capturesCallers = false
+    @exclusivity(unchecked) var capturesCallers = false
     /// How many of them the loop ran in place (``TransportStats/callersResumedInPlace``).
     @exclusivity(unchecked) var callersResumedInPlace = 0
     /// Sockets curl opened, by descriptor, with their inode: curl sometimes closes a socket
@@ -32,17 +32,17 @@ final class CurlMulti {
     @exclusivity(unchecked) private var sockets: [Int32: UInt64] = [:]
     /// When the next idle-timeout sweep is due, and how often sweeps run while any is needed.
     @exclusivity(unchecked) private(set) var nextSweep: UInt64?
-    private var sweepInterval: UInt64 = 1_000_000_000
+    @exclusivity(unchecked) private var sweepInterval: UInt64 = 1_000_000_000
     @exclusivity(unchecked) private(set) var completedTransfers = 0
     @exclusivity(unchecked) private var admitting = false
-    private var closed = false
+    @exclusivity(unchecked) private var closed = false
 
     var logger: Logger { settings.logger }
 
     /// The header list of a request without headers of its own: just the User-Agent (nil when
-    /// there is none). Shared by every such transfer, freed with the multi handle.
-    private(set) lazy var defaultHeaderList: UnsafeMutablePointer<curl_slist>? =
-        settings.userAgent.isEmpty ? nil : curl_slist_append(nil, "User-Agent: \(settings.userAgent)")
+    /// there is none). Shared by every such transfer, freed with the multi handle. Made with the
+    /// handle, not lazily: a lazy property's every read goes through an exclusivity check.
+    @exclusivity(unchecked) private(set) var defaultHeaderList: UnsafeMutablePointer<curl_slist>?
 
     init(settings: TransportSettings, limits: ConnectionLimits, backend: LoopBackend) throws(TransportError) {
         guard CurlGlobal.initialized, let handle = curl_multi_init() else {
@@ -70,6 +70,7 @@ final class CurlMulti {
         courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
         courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         courier_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, limits.maxConcurrentStreamsPerConnection))
+        if !settings.userAgent.isEmpty { defaultHeaderList = curl_slist_append(nil, "User-Agent: \(settings.userAgent)") }
     }
 
     #if DEBUG
@@ -200,6 +201,8 @@ final class CurlMulti {
             var pointer: UnsafeMutableRawPointer?
             courier_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
             guard let pointer else { continue }
+            // Taken (retained for the call), not borrowed: finishing detaches the transfer, which
+            // drops the references that kept it alive.
             Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue().curlDidFinish(result)
         }
     }

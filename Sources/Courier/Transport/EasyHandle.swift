@@ -2,17 +2,18 @@ import CCurl
 
 /// One libcurl easy handle and the error buffer libcurl writes its detail messages into.
 ///
-/// Loop-confined: created, configured, reset and destroyed on the event loop thread only.
+/// Loop-confined: created, configured, reset and destroyed on the event loop thread only, so its
+/// fields skip the runtime's exclusivity check, as ``Transfer``'s do.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The options a plain GET left on this handle, kept instead of reset so the next plain GET
     /// with the same profile sets only its per-request options (see `Transfer.configure`).
-    var profile: Transfer.ReuseProfile?
+    @exclusivity(unchecked) var profile: Transfer.ReuseProfile?
     /// The request header list curl reads while a transfer holds this handle, when the transfer
     /// built one of its own; freed when the handle goes back (``releaseHeaderList()``). Here, not
     /// in the transfer: only a transfer that holds a handle has one.
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }

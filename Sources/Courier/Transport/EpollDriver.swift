@@ -35,13 +35,15 @@ final class EpollDriver: LoopDriver {
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         courier_multi_setopt_socket_cb(multiHandle) { _, descriptor, what, userp, _ in
-            Unmanaged<EpollDriver>.fromOpaque(userp!).takeUnretainedValue().watch(descriptor, what)
+            // Borrowed, not retained: the driver outlives its multi handle's callbacks (P11).
+            Unmanaged<EpollDriver>.fromOpaque(userp!)._withUnsafeGuaranteedRef { $0.watch(descriptor, what) }
             return 0
         }
         courier_multi_setopt_ptr(multiHandle, CURLMOPT_SOCKETDATA, me)
         courier_multi_setopt_timer_cb(multiHandle) { _, timeout, userp in
-            let driver = Unmanaged<EpollDriver>.fromOpaque(userp!).takeUnretainedValue()
-            driver.timerDeadline = timeout < 0 ? nil : MonotonicClock.nanoseconds() + UInt64(timeout) * 1_000_000
+            Unmanaged<EpollDriver>.fromOpaque(userp!)._withUnsafeGuaranteedRef {
+                $0.timerDeadline = timeout < 0 ? nil : MonotonicClock.nanoseconds() + UInt64(timeout) * 1_000_000
+            }
             return 0
         }
         courier_multi_setopt_ptr(multiHandle, CURLMOPT_TIMERDATA, me)

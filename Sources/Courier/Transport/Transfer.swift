@@ -26,7 +26,10 @@ final class Transfer {
     // each in an 8-byte slot. Every waiting query holds a transfer (Docs/Performance.md, P10).
     let id: UInt64
     let request: HTTPRequest
-    unowned let multi: CurlMulti
+    /// Not counted (`unowned(unsafe)`): a transfer reads it only on the loop thread, which runs
+    /// while its loop, the multi handle's owner, lives. A checked `unowned` reference costs a
+    /// retain and a release of its own at each of the dozen reads per request (P11).
+    unowned(unsafe) let multi: CurlMulti
     @exclusivity(unchecked) private(set) var sink: Sink?
     /// An outcome that arrived before the caller installed its sink (a cancellation racing the start).
     @exclusivity(unchecked) private var undeliveredError: (any Error)?
