@@ -1,6 +1,7 @@
 // Typed, non-variadic wrappers over libcurl's variadic setopt/getinfo calls, plus the
 // few Linux primitives the event loop needs (epoll's event struct is packed on x86_64,
-// which Swift imports poorly, so it is flattened here).
+// which Swift imports poorly, so it is flattened here), and malloc_usable_size, which
+// BufferedBody reads its capacity from.
 #ifndef COURIER_CCURL_SHIM_H
 #define COURIER_CCURL_SHIM_H
 
@@ -13,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <unistd.h>
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 
 // MARK: - Function pointer types for curl callbacks

@@ -69,7 +69,7 @@ extension Transfer {
         switch machine.receive(byteCount: bytes.count, status: Int(status)) {
         case .append:
             if body.isEmpty { reserveBody() }
-            body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            body.append(bytes)
             return bytes.count
         case .deliver(let deliverHead, let pause):
             guard case .stream(let buffer) = sink else { return 0 }
@@ -97,7 +97,7 @@ extension Transfer {
         guard let easy, case .buffered(let limit) = machine.delivery else { return }
         var length: curl_off_t = -1
         courier_easy_getinfo_off(easy.raw, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        if length > 0 && length <= limit { body.reserveCapacity(Int(length)) }
+        if length > 0 && length <= limit { body.reserve(Int(length)) }
     }
 
     /// Request body bytes for curl.

@@ -43,7 +43,7 @@ final class Transfer {
     @exclusivity(unchecked) unowned(unsafe) var listPrevious: Transfer?
 
     // Response state.
-    @exclusivity(unchecked) var body = Data()
+    @exclusivity(unchecked) var body = BufferedBody()
     /// When a byte last moved either way; the idle timeout counts from here.
     @exclusivity(unchecked) var lastActivity: UInt64 = 0
     /// Body bytes moved so far, only for a request with a progress handler (see ``ProgressCounter``).
@@ -127,7 +127,7 @@ final class Transfer {
             publishOutcome()
             switch sink {
             case .response(let continuation):
-                let response = HTTPResponse(head: head, body: body)
+                let response = HTTPResponse(head: head, body: body.take())
                 multi.resumeCaller { continuation.resume(returning: response) }
             case .stream(let buffer):
                 if deliverHead { buffer.deliverHead(head) }
