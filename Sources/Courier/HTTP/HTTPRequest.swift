@@ -56,6 +56,8 @@ public struct HTTPRequest: Sendable {
     /// (the in-flight probe and callgrind, Docs/Performance.md).
     private var storage: Storage
 
+    // Its fields skip the runtime's exclusivity check (P11, Docs/Performance.md): a shared box is
+    // never written, and a unique one only through this value's own, statically checked, access.
     private final class Storage: @unchecked Sendable { // mutated only through `unique`, when not shared
         @exclusivity(unchecked) var method: HTTPMethod
         @exclusivity(unchecked) var url: URL

@@ -15,7 +15,8 @@ struct RequestContext: Sendable {
 
     private enum Identity: Sendable { case named(String), numbered(UInt64) }
 
-    /// Mutated only while uniquely referenced (`mutate`), so sharing it between tasks is safe.
+    /// Mutated only while uniquely referenced (`mutate`), so sharing it between tasks is safe, and
+    /// its fields skip the runtime's exclusivity check (as every copy-on-write box here does, P11).
     ///
     /// A request in flight holds one, so it is laid out to be small: the operation's first
     /// storage is its ``AttemptTally`` too (a copy points at it), and the one-byte fields sit
@@ -183,6 +184,7 @@ public struct RequestOptions: Sendable {
     /// Which box the options use; copies share it until one changes (for tests).
     var storageIdentity: ObjectIdentifier? { storage.map(ObjectIdentifier.init) }
 
+    // Changed only through `update`, when not shared: its fields skip the exclusivity check (P11).
     private final class Storage: @unchecked Sendable { // changed only through `update`, when not shared
         @exclusivity(unchecked) var requestID: String?
         @exclusivity(unchecked) var retry: RetryPolicy?

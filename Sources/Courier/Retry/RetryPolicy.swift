@@ -35,7 +35,8 @@ public struct RetryPolicy: Sendable {
         var shouldRetry: (@Sendable (RetryContext) -> Bool?)?
     }
 
-    /// Changed only through `update`, when not shared, so sharing it between tasks is safe.
+    /// Changed only through `update`, when not shared, so sharing it between tasks is safe, and
+    /// its field skips the runtime's exclusivity check (as every copy-on-write box here does, P11).
     private final class Storage: @unchecked Sendable {
         @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
