@@ -31,19 +31,23 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def build():
+def build_c():
+    """The C baseline on libcurl multi."""
     os.makedirs(WORK, exist_ok=True)
+    subprocess.run(["gcc", "-O2", "-o", CURL_C, os.path.join(ROOT, "Benchmarks", "Baselines", "curl-multi.c"), "-lcurl"],
+                   check=True)
+
+
+def build():
     if os.environ.get("BENCH_SKIP_BUILD"):  # reuse the release binaries already built
-        subprocess.run(["gcc", "-O2", "-o", CURL_C, os.path.join(ROOT, "Benchmarks", "Baselines", "curl-multi.c"), "-lcurl"],
-                       check=True)
+        build_c()
         return
     log("building: courier (release), CourierBench (release), the C baseline")
     subprocess.run(["swift", "build", "-c", "release", "--product", "courier"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"),
                    check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["gcc", "-O2", "-o", CURL_C, os.path.join(ROOT, "Benchmarks", "Baselines", "curl-multi.c"), "-lcurl"],
-                   check=True)
+    build_c()
 
 
 def launch_nginx(prefix, servers, worker_connections=1024):

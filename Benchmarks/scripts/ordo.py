@@ -5,10 +5,21 @@ check: runs every benchmark and compares its p90 figures with Benchmarks/Thresho
 tolerances in CourierBenchmarks.swift; exits non-zero on a regression (package-benchmark's
 code 2; 4 means improvements only, which passes).
 update: runs them and writes new thresholds there (commit them when the change is intended).
+
+CPU time follows the machine (its load, its libcurl and OpenSSL), not only the code: one
+day's TLS suites took twice the CPU of the stored figures on the code that had stored them,
+because C's own TLS cost had grown as much. So `update` also stores what the C client on libcurl
+multi spends per request, per protocol, in the same hour (REFERENCE), and `check` measures it
+again and scales each stored CPU figure by C's change on that protocol before comparing:
+a regression is then Courier's CPU growing against C's, as `make bench` reports it.
 """
+import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 import harness  # noqa: E402  (paths, binaries, nginx, clients)
@@ -44,6 +55,34 @@ def prune(directory):
             os.remove(path)
 
 
+REFERENCE = os.path.join(harness.ROOT, "Benchmarks", "ThresholdsReference.json")
+
+
+def c_cpu_per_request():
+    """C's CPU µs per request at 64 in flight, per protocol: the median of three runs."""
+    return {protocol: statistics.median(harness.c_client(64, protocol)()[1] for _ in range(3))
+            for protocol in harness.PROTOCOLS}
+
+
+def protocol_of(threshold_file):
+    """The protocol a suite's CPU follows: its TLS cases by name, plain HTTP for the rest."""
+    if "HTTPS1.1" in threshold_file:
+        return "https/1.1"
+    return "h2" if "HTTP2" in threshold_file else "http"
+
+
+def scaled(thresholds, factors, directory):
+    """A copy of the thresholds with each CPU figure times C's change on its protocol."""
+    for name in os.listdir(thresholds):
+        with open(os.path.join(thresholds, name)) as f:
+            values = json.load(f)
+        if "cpuTotal" in values:
+            values["cpuTotal"] = int(values["cpuTotal"] * factors[protocol_of(name)])
+        with open(os.path.join(directory, name), "w") as f:
+            json.dump(values, f, indent=2, sort_keys=True)
+    return directory
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "check"
     if mode == "prune":  # apply the rules above to the stored thresholds without a run
@@ -53,16 +92,34 @@ def main():
                COURIER_BENCH_TLS_URL=harness.TLS_URL)
     package = os.path.join(harness.ROOT, "Benchmarks")
     thresholds = os.path.join(package, "Thresholds")
+    harness.build_c()
     with harness.nginx():
         if mode == "update":
             os.makedirs(thresholds, exist_ok=True)
             subprocess.run(["swift", "package", "--allow-writing-to-package-directory", "benchmark", "thresholds",
                             "update", "--path", thresholds, "--no-progress"], cwd=package, env=env, check=True)
             prune(thresholds)
+            with open(REFERENCE, "w") as f:
+                json.dump({"cUsPerRequest": c_cpu_per_request()}, f, indent=2, sort_keys=True)
+                f.write("\n")
             code = 0
         else:
-            code = subprocess.run(["swift", "package", "benchmark", "thresholds", "check", "--path", thresholds,
-                                   "--no-progress"], cwd=package, env=env).returncode
+            path = thresholds
+            work = tempfile.mkdtemp(prefix="courier-thresholds-")
+            if os.path.exists(REFERENCE):
+                with open(REFERENCE) as f:
+                    stored = json.load(f)["cUsPerRequest"]
+                now = c_cpu_per_request()
+                factors = {protocol: now[protocol] / stored[protocol] for protocol in stored}
+                print("C's CPU per request against the stored reference: " + ", ".join(
+                    f"{protocol} {stored[protocol]:.1f} -> {now[protocol]:.1f} µs (CPU thresholds x{factors[protocol]:.2f})"
+                    for protocol in stored))
+                path = scaled(thresholds, factors, work)
+            try:
+                code = subprocess.run(["swift", "package", "benchmark", "thresholds", "check", "--path", path,
+                                       "--no-progress"], cwd=package, env=env).returncode
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
             if code == 4:
                 print("only improvements: consider `make bench-thresholds` to keep them")
                 code = 0
