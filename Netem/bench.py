@@ -22,8 +22,7 @@ http_url, tls_url, server_url, files_url, site = sys.argv[1:6]
 IN_FLIGHT = 1000
 harness.PROTOCOLS["http"] = (http_url, [], [])
 harness.PROTOCOLS["h2"] = (tls_url, ["--insecure", "--http-version", "2"], ["insecure", "http2"])
-subprocess.run(["gcc", "-O2", "-o", harness.CURL_C, os.path.join(harness.ROOT, "Benchmarks", "Baselines", "curl-multi.c"), "-lcurl"],
-               check=True)
+harness.build_c()
 
 
 def median(measure):
