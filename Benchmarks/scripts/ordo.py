@@ -39,7 +39,6 @@ def prune(directory):
     """Keeps only the metrics with tolerances: the rest (wall clock, throughput, RSS) would be
     checked with package-benchmark's strict default, and they follow the machine's load. Raises
     CPU figures to CPU_FLOOR_NS."""
-    import json
     for name in os.listdir(directory):
         path = os.path.join(directory, name)
         with open(path) as f:
