@@ -101,6 +101,28 @@ import Testing
         #expect(collector.headers.map { "\($0.name)=\($0.value)" } == ["Content-Type=text/plain"])
     }
 
+    /// Past the first allocation's room (512 bytes) the block grows and keeps every line whole.
+    @Test func manyLongFieldsGrowTheBlockAndAllArrive() {
+        let pairs = (0..<40).map { ("X-Field-\($0)", String(repeating: Character(UnicodeScalar(UInt8(97 + $0 % 26))), count: 20 + $0 * 7)) }
+        let headers = Self.collected(pairs)
+        #expect(headers.map { "\($0.name)=\($0.value)" } == pairs.map { "\($0.0)=\($0.1)" })
+        #expect(headers["x-field-39"] == pairs[39].1)
+    }
+
+    /// Headers read while lines still arrive are a value: what arrives later (more fields, or a
+    /// new response after a redirect) does not change them, and the collector still gets it all.
+    @Test func headersReadEarlyAreNotChangedByLaterLines() {
+        var collector = ReceivedHeaderCollector()
+        _ = Self.receive(["HTTP/1.1 302 Found\r\n", "Location: /elsewhere\r\n"], into: &collector)
+        let early = collector.headers
+        _ = Self.receive(["X-Later: 1\r\n", "\r\n"], into: &collector)
+        let redirect = collector.headers
+        _ = Self.receive(["HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "\r\n"], into: &collector)
+        #expect(early.map { "\($0.name)=\($0.value)" } == ["Location=/elsewhere"])
+        #expect(redirect.map { "\($0.name)=\($0.value)" } == ["Location=/elsewhere", "X-Later=1"])
+        #expect(collector.headers.map { "\($0.name)=\($0.value)" } == ["Content-Type=text/plain"])
+    }
+
     @Test func foldedLinesJoinTheFieldBefore() {
         var collector = ReceivedHeaderCollector()
         _ = Self.receive(["HTTP/1.1 302 Found\r\n", "Location: /elsewhere\r\n", "\r\n", "HTTP/1.1 200 OK\r\n",
