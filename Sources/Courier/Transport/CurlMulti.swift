@@ -200,10 +200,12 @@ final class CurlMulti {
         while let easy = courier_multi_next_done(handle, &result) {
             var pointer: UnsafeMutableRawPointer?
             courier_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
-            guard let pointer else { continue }
-            // Taken (retained for the call), not borrowed: finishing detaches the transfer, which
-            // drops the references that kept it alive.
-            Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue().curlDidFinish(result)
+            // The handle (see ``EasyHandle/transfer``). Its transfer is taken (retained for the
+            // call), not borrowed: finishing detaches it, which drops the references that kept it alive.
+            guard let pointer, let transfer = Unmanaged<EasyHandle>.fromOpaque(pointer).takeUnretainedValue().transfer else {
+                continue
+            }
+            transfer.takeUnretainedValue().curlDidFinish(result)
         }
     }
 

@@ -14,6 +14,11 @@ final class EasyHandle {
     /// built one of its own; freed when the handle goes back (``releaseHeaderList()``). Here, not
     /// in the transfer: only a transfer that holds a handle has one.
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The transfer that holds this handle, set from taking it to giving it back. curl's
+    /// callbacks and `CURLOPT_PRIVATE` point at the handle, not at the transfer, so those four
+    /// pointer options are set once per handle rather than once per request (P12 in
+    /// Docs/Performance.md). Unretained: the multi handle's retain keeps an attached transfer alive.
+    @exclusivity(unchecked) var transfer: Unmanaged<Transfer>?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }

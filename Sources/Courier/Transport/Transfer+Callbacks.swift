@@ -1,47 +1,48 @@
 import CCurl
 import Foundation
 
-/// libcurl's callbacks. Each is a capture-free closure, so it converts to a C function pointer;
-/// the transfer arrives as an unretained pointer that the multi handle keeps alive.
+/// libcurl's callbacks. Each is a capture-free closure, so it converts to a C function pointer.
+/// Their user data is the easy handle, whose ``EasyHandle/transfer`` is the transfer holding it:
+/// the handle stays the same across requests, so these pointer options are set once per handle.
 ///
-/// The hot ones borrow the transfer with `_withUnsafeGuaranteedRef` rather than taking it with
-/// `takeUnretainedValue()`, which retains and releases it around every call: ten of each per
-/// small response, one header line at a time (callgrind, Docs/Performance.md, P11). The multi
-/// handle's +1 retain (`CURLOPT_PRIVATE`) is what guarantees the reference.
+/// They borrow handle and transfer with `_withUnsafeGuaranteedRef` rather than taking them with
+/// `takeUnretainedValue()`, which retains and releases around every call: ten of each per small
+/// response, one header line at a time (callgrind, Docs/Performance.md, P11). The multi handle's
+/// +1 retain on an attached transfer, and the pool's on the handle, guarantee the references.
 extension Transfer {
+    /// The transfer holding the easy handle that `userdata` names (no reference counting).
+    @inline(__always)
+    static func holder(_ userdata: UnsafeMutableRawPointer?) -> Unmanaged<Transfer> {
+        Unmanaged<EasyHandle>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.transfer! }
+    }
+
     static let writeCallback: courier_data_cb = { buffer, size, count, userdata in
-        Unmanaged<Transfer>.fromOpaque(userdata!)._withUnsafeGuaranteedRef {
-            $0.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
-        }
+        holder(userdata)._withUnsafeGuaranteedRef { $0.received(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
     }
 
     /// One header line of the response (status line and blank line included), as curl parsed it.
     static let headerCallback: courier_data_cb = { buffer, size, count, userdata in
         let length = size * count
-        Unmanaged<Transfer>.fromOpaque(userdata!)._withUnsafeGuaranteedRef {
-            $0.receivedHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
-        }
+        holder(userdata)._withUnsafeGuaranteedRef { $0.receivedHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) }
         return length
     }
 
     static let readCallback: courier_data_cb = { buffer, size, count, userdata in
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
-        return transfer.send(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+        holder(userdata)._withUnsafeGuaranteedRef { $0.send(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) }
     }
 
     static let seekCallback: courier_seek_cb = { userdata, offset, origin in
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
-        guard origin == SEEK_SET, transfer.requestBody?.rewind(to: Int64(offset)) ?? (offset == 0) else {
-            return CURL_SEEKFUNC_CANTSEEK
+        holder(userdata)._withUnsafeGuaranteedRef { transfer in
+            guard origin == SEEK_SET, transfer.requestBody?.rewind(to: Int64(offset)) ?? (offset == 0) else {
+                return CURL_SEEKFUNC_CANTSEEK
+            }
+            return CURL_SEEKFUNC_OK
         }
-        return CURL_SEEKFUNC_OK
     }
 
     /// Called when a connection is ready and the request is about to go out.
     static let prerequestCallback: courier_prereq_cb = { userdata, _, _, _, _ in
-        Unmanaged<Transfer>.fromOpaque(userdata!)._withUnsafeGuaranteedRef {
-            $0.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
-        }
+        holder(userdata)._withUnsafeGuaranteedRef { $0.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT }
     }
 
     /// Refuses curl's silent re-send of a request that is not idempotent (see

@@ -32,20 +32,17 @@ extension Transfer {
     }
 
     /// The options that differ between two plain GETs of one profile.
+    /// (The callbacks' pointers name the handle, which stays the same: see ``EasyHandle/transfer``.)
     private func configurePerRequest(_ handle: EasyHandle) throws(TransportError) {
-        let unretained = Unmanaged.passUnretained(self).toOpaque()
         handle.errorBuffer[0] = 0
         try handle.set(CURLOPT_URL, request.url.absoluteString)
-        try handle.set(CURLOPT_PRIVATE, pointer: unretained)
-        try handle.set(CURLOPT_WRITEDATA, pointer: unretained)
-        try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
-        try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
         try configureHeaders(handle)
     }
 
     private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
         let settings = multi.settings
-        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        // The handle, for the callbacks that every transfer has; see ``EasyHandle/transfer``.
+        let unretained = Unmanaged.passUnretained(handle).toOpaque()
 
         try handle.set(CURLOPT_URL, request.url.absoluteString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
@@ -95,7 +92,7 @@ extension Transfer {
         let method = request.method
         let source = try RequestBodySource.open(request.body)
         requestBody = source
-        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        let unretained = Unmanaged.passUnretained(handle).toOpaque() // see ``EasyHandle/transfer``
 
         if method == .head {
             try handle.set(CURLOPT_NOBODY, true)

@@ -6,11 +6,12 @@ import Foundation
 /// One request's trip through libcurl: the thin shell around ``TransferStateMachine``.
 ///
 /// Loop-confined: created by the service on the loop, driven by curl callbacks on the loop,
-/// resolved on the loop. While attached, the multi handle holds a +1 retain (through
-/// `CURLOPT_PRIVATE`), so callbacks can use an unretained pointer.
+/// resolved on the loop. While attached, the multi handle holds a +1 retain (taken in
+/// `CurlMulti.attach`, dropped in `detach`), so curl's callbacks, which reach it through the easy
+/// handle's ``EasyHandle/transfer``, can use an unretained pointer.
 ///
-/// Its mutable state is `@exclusivity(unchecked)`, as is that of ``CurlMulti`` and
-/// ``EpollDriver``: one thread touches it (asserted in debug builds by `assertOnLoop`, and
+/// Its mutable state is `@exclusivity(unchecked)`, as is that of ``CurlMulti``, ``EasyHandle``
+/// and ``EpollDriver``: one thread touches it (asserted in debug builds by `assertOnLoop`, and
 /// checked by ThreadSanitizer in CI), and no access can overlap another, because state changes
 /// happen in ``TransferStateMachine``, which returns actions instead of calling out, so curl is
 /// never re-entered in the middle of a mutation. The runtime check it saves cost about 3% of the
@@ -96,6 +97,7 @@ final class Transfer {
                 throw TransportError(.unknown, message: "curl_easy_init failed")
             }
             easy = handle
+            handle.transfer = Unmanaged.passUnretained(self)
             try configure(handle)
             try multi.attach(self, handle)
             machine.attached()
@@ -216,6 +218,7 @@ final class Transfer {
         if let easy {
             self.easy = nil
             if release.detachHandle { multi.detach(self, easy) }
+            easy.transfer = nil
             easy.releaseHeaderList()
             multi.recycle(easy, reset: release.resetHandle)
         }
