@@ -174,14 +174,16 @@ struct ReceivedHeaderCollector {
     /// new response (a status line: the first, or one after a redirect, a `100 Continue` or a
     /// proxy's CONNECT), whose fields replace those collected so far.
     mutating func receive(_ line: UnsafeRawBufferPointer) -> Bool {
+        // Through the base pointer: every line of every response passes here (P12).
+        guard let bytes = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         var end = line.count
-        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         guard end > 0 else { // the blank line that ends a head: later lines are trailers
             headEnded = true
             return false
         }
-        if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
-           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+        if end >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
             if block != nil {
                 if isKnownUniquelyReferenced(&block!) { block!.removeAll() } else { block = nil }
             }
@@ -190,11 +192,11 @@ struct ReceivedHeaderCollector {
             return true
         }
         guard !headEnded else { return false }
-        let content = UnsafeRawBufferPointer(rebasing: line[0..<end])
-        if HTTPSyntax.isBlank(line[0]) { // a continuation of the last field (obsolete folding)
+        let content = UnsafeRawBufferPointer(start: bytes, count: end)
+        if HTTPSyntax.isBlank(bytes[0]) { // a continuation of the last field (obsolete folding)
             if folded == nil { folded = headers }
             var start = 0
-            while start < content.count, HTTPSyntax.isBlank(content[start]) { start += 1 }
+            while start < end, HTTPSyntax.isBlank(bytes[start]) { start += 1 }
             folded!.appendToLastValue(String(decoding: content[start...], as: UTF8.self))
         } else if folded != nil {
             for field in ReceivedHeaderBlock(storage: .make(line: content)).fields {

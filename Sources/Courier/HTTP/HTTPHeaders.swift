@@ -116,8 +116,8 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     /// The first field that cannot be sent, if any.
     func firstInvalidField() -> Field? {
         fields.first { field in
-            field.name.isEmpty || !field.name.utf8.allSatisfy(HTTPSyntax.isTokenByte)
-                || !field.value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte)
+            field.name.isEmpty || !HTTPSyntax.all(field.name, are: HTTPSyntax.isTokenByte)
+                || !HTTPSyntax.all(field.value, are: HTTPSyntax.isFieldValueByte)
         }
     }
 }

@@ -25,5 +25,5 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
         }
     }
 
-    var isValidToken: Bool { !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPSyntax.isTokenByte) }
+    var isValidToken: Bool { !rawValue.isEmpty && HTTPSyntax.all(rawValue, are: HTTPSyntax.isTokenByte) }
 }
