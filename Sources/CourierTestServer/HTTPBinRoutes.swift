@@ -23,6 +23,7 @@ enum HTTPBinRoutes {
         router.get("/chunked/{count}") { request, context in
             try generated(count: try context.parameters.require("count", as: Int.self), chunked: true)
         }
+        router.get("/gzip") { _, _ in gzipped() }
         router.get("/drip") { request, context in try await drip(request, context, lifecycle) }
         router.get("/stall") { request, context in try await stall(request, context, lifecycle) }
     }
@@ -86,6 +87,19 @@ enum HTTPBinRoutes {
         try await lifecycle.pause(.milliseconds(milliseconds))
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"delayedMs":\#(milliseconds)}"#)))
+    }
+
+    /// What `/gzip` holds, before compression: ``gzippedText`` eight times.
+    static let gzippedText = "Courier asked for gzip, and curl decoded it.\n"
+    /// ``gzippedText`` eight times, gzip-compressed (Python's `gzip.compress(…, mtime=0)`).
+    static let gzippedBody = Data(base64Encoded:
+        "H4sIAAAAAAACA3POLy3KTC1SSCzOTk1RSMsvUkivyizQUUjMS1FILi3KUUhJTc5PAUplluhxOY8qJlcxAP0ux9VoAQAA")!
+
+    /// ``gzippedBody`` with `Content-Encoding: gzip`, whatever the request offered: a client
+    /// that does not decode gets the compressed bytes, as from a server that ignores the offer.
+    static func gzipped() -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain", .contentEncoding: "gzip"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: gzippedBody)))
     }
 
     /// Consumes a body and only counts it: a sink for throughput benchmarks.

@@ -15,7 +15,10 @@ extension ServiceActor.Configuration {
         /// Whether 3xx answers are followed, and how many at most.
         public var followRedirects = true
         public var maxRedirects = 10
-        /// Ask for gzip/deflate/brotli/zstd and decode them transparently.
+        /// Offer what libcurl can decode (`Accept-Encoding: deflate, gzip, br, zstd` with every
+        /// decoder built in) and decode a compressed body transparently. A request that names its
+        /// own `Accept-Encoding` sends that one; a body written to a file
+        /// (``ServiceActor/send(_:writingBodyTo:append:options:)``) is neither offered nor decoded.
         public var automaticDecompression = true
         /// The largest body ``ServiceActor/send(_:options:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.
         public var maxResponseBodySize = 64 << 20

@@ -39,10 +39,12 @@ final class CurlMulti {
 
     var logger: Logger { settings.logger }
 
-    /// The header list of a request without headers of its own: just the User-Agent (nil when
-    /// there is none). Shared by every such transfer, freed with the multi handle. Made with the
-    /// handle, not lazily: a lazy property's every read goes through an exclusivity check.
-    @exclusivity(unchecked) private(set) var defaultHeaderList: UnsafeMutablePointer<curl_slist>?
+    /// The header lists of a request without headers of its own: the User-Agent (none when it
+    /// is empty), and with `decoding` also the `Accept-Encoding` of automatic decompression (see
+    /// `Transfer.configureHeaders`). Shared by every such transfer, freed with the multi handle.
+    /// Made with the handle, not lazily: a lazy property's every read goes through an exclusivity check.
+    @exclusivity(unchecked) private(set) var defaultHeaderLists: (plain: UnsafeMutablePointer<curl_slist>?,
+                                                                  decoding: UnsafeMutablePointer<curl_slist>?)
 
     init(settings: TransportSettings, limits: ConnectionLimits, backend: LoopBackend) throws(TransportError) {
         guard CurlGlobal.initialized, let handle = curl_multi_init() else {
@@ -70,7 +72,18 @@ final class CurlMulti {
         courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
         courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         courier_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, limits.maxConcurrentStreamsPerConnection))
-        if !settings.userAgent.isEmpty { defaultHeaderList = curl_slist_append(nil, "User-Agent: \(settings.userAgent)") }
+        defaultHeaderLists = (Self.headerList(userAgent: settings.userAgent, acceptEncoding: false),
+                              Self.headerList(userAgent: settings.userAgent, acceptEncoding: true))
+    }
+
+    /// The service's User-Agent (unless empty) and, when asked, the `Accept-Encoding` header.
+    static func headerList(userAgent: String, acceptEncoding: Bool) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        if !userAgent.isEmpty { list = curl_slist_append(list, "User-Agent: \(userAgent)") }
+        if acceptEncoding, !CurlGlobal.acceptedEncodings.isEmpty {
+            list = curl_slist_append(list, "Accept-Encoding: \(CurlGlobal.acceptedEncodings)")
+        }
+        return list
     }
 
     #if DEBUG
@@ -280,8 +293,10 @@ final class CurlMulti {
         driver.close()
         curl_multi_cleanup(handle)
         pool.drain()
-        if let list = defaultHeaderList { curl_slist_free_all(list) } // no handle points at it any more
-        defaultHeaderList = nil
+        // No handle points at them any more.
+        if let list = defaultHeaderLists.plain { curl_slist_free_all(list) }
+        if let list = defaultHeaderLists.decoding { curl_slist_free_all(list) }
+        defaultHeaderLists = (nil, nil)
     }
 
     /// Sockets curl opened that are still open: the same descriptor with the same inode.
@@ -302,6 +317,17 @@ final class CurlMulti {
 /// not thread-safe and other code in the process may still use libcurl at exit.
 enum CurlGlobal {
     static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+
+    /// The `Accept-Encoding` value libcurl itself sends when `CURLOPT_ACCEPT_ENCODING` is "":
+    /// what this build of it can decode ("deflate, gzip, br, zstd" with every library built in).
+    static let acceptedEncodings: String = {
+        let found = Int(courier_content_encodings())
+        var names: [String] = []
+        if found & courier_encoding_zlib != 0 { names += ["deflate", "gzip"] }
+        if found & courier_encoding_brotli != 0 { names.append("br") }
+        if found & courier_encoding_zstd != 0 { names.append("zstd") }
+        return names.joined(separator: ", ")
+    }()
 }
 
 /// A value that may only be touched on its event loop, carried across a `Sendable` boundary

@@ -67,8 +67,8 @@ extension Transfer {
             try handle.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
             try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         }
-        if settings.automaticDecompression, !isFileDownload {
-            try handle.set(CURLOPT_ACCEPT_ENCODING, "")
+        if decodesContent {
+            try handle.set(CURLOPT_ACCEPT_ENCODING, "") // decoding on; the header is in the list
         }
         switch settings.httpVersion {
         case .http1_1:
@@ -87,6 +87,10 @@ extension Transfer {
     }
 
     private var isFileDownload: Bool { fileOutput != nil }
+
+    /// curl decodes the body (automatic decompression), so the request offers what it decodes.
+    /// Not for a download to a file, which keeps the bytes as the server stored them.
+    private var decodesContent: Bool { multi.settings.automaticDecompression && !isFileDownload }
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(TransportError) {
         let method = request.method
@@ -136,28 +140,38 @@ extension Transfer {
         }
     }
 
-    /// The request's header list, with the service's User-Agent unless the request names its own.
+    /// The request's header list, with the service's User-Agent and, when curl decodes the
+    /// response, an `Accept-Encoding`, each unless the request names its own.
     ///
-    /// The User-Agent travels in the list, not as `CURLOPT_USERAGENT`: libcurl formats that option
-    /// into a header anew for every request and then formats the header again into the request,
-    /// a byte at a time each (about 9,000 instructions per request for Courier's; callgrind,
-    /// Docs/Performance.md). A request without headers of its own shares the multi handle's
-    /// ready-made list, so it builds none.
+    /// Both travel in the list, not as `CURLOPT_USERAGENT` and `CURLOPT_ACCEPT_ENCODING`'s
+    /// header: libcurl formats those options into a header anew for every request (`aprintf`, a
+    /// byte at a time), about 9,000 instructions per request for the User-Agent and 8,000 for
+    /// Accept-Encoding (callgrind, Docs/Performance.md, P12). `CURLOPT_ACCEPT_ENCODING` stays set,
+    /// because it is what makes curl decode; it sends no header of its own when the list has one.
+    /// A request without headers of its own shares one of the multi handle's ready-made lists,
+    /// so it builds none.
     private func configureHeaders(_ handle: EasyHandle) throws(TransportError) {
         let expectsBody = !request.body.isEmpty || request.method == .put || request.method == .patch
+        let decoding = decodesContent
         var list: UnsafeMutablePointer<curl_slist>?
         if request.headers.isEmpty && !expectsBody {
-            list = multi.defaultHeaderList // owned by the multi handle: the handle's headerList stays nil
+            // Owned by the multi handle: the handle's headerList stays nil.
+            list = decoding ? multi.defaultHeaderLists.decoding : multi.defaultHeaderLists.plain
         } else {
             var namesUserAgent = false
+            var namesAcceptEncoding = false
             for field in request.headers {
                 // "Name;" is curl's spelling for a header with an empty value ("Name:" would delete it).
                 let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
                 list = curl_slist_append(list, line)
                 namesUserAgent = namesUserAgent || HTTPSyntax.namesEqual(field.name, "User-Agent")
+                namesAcceptEncoding = namesAcceptEncoding || HTTPSyntax.namesEqual(field.name, "Accept-Encoding")
             }
             if !namesUserAgent, !multi.settings.userAgent.isEmpty {
                 list = curl_slist_append(list, "User-Agent: \(multi.settings.userAgent)")
+            }
+            if decoding, !namesAcceptEncoding, !CurlGlobal.acceptedEncodings.isEmpty {
+                list = curl_slist_append(list, "Accept-Encoding: \(CurlGlobal.acceptedEncodings)")
             }
             if expectsBody {
                 // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).

@@ -1,0 +1,79 @@
+@testable import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// Automatic decompression (`Configuration.transport.automaticDecompression`, on by default):
+/// the request offers what libcurl decodes, once, in the header list Courier builds (not curl's
+/// per-request `Accept-Encoding` formatting: P12 in Docs/Performance.md), and the body arrives
+/// decoded. Against the test server, whose `/gzip` always answers gzip-compressed.
+@Suite struct AutomaticDecompressionTests {
+    static let text = String(repeating: "Courier asked for gzip, and curl decoded it.\n", count: 8)
+    /// What `/gzip` sends: ``text``, gzip-compressed (69 bytes).
+    static let compressed = Data(base64Encoded:
+        "H4sIAAAAAAACA3POLy3KTC1SSCzOTk1RSMsvUkivyizQUUjMS1FILi3KUUhJTc5PAUplluhxOY8qJlcxAP0ux9VoAQAA")!
+
+    static func offers(_ echo: Echo) -> [String] {
+        echo.headers.filter { $0[0].lowercased() == "accept-encoding" }.map { $0[1] }
+    }
+
+    @Test func theOfferIsWhatLibcurlDecodesAndGoesOutOnce() async throws {
+        #expect(CurlGlobal.acceptedEncodings.contains("gzip"))
+        try await withServerAndService { server, service in
+            var withHeaders = HTTPRequest(url: server.url("/echo"))
+            withHeaders.headers["X-Custom"] = "1" // a header list of its own, not the shared one
+            let withBody = HTTPRequest(method: .post, url: server.url("/echo"), body: .data(Data("{}".utf8)))
+            // Twice each: the second finds a reused handle that keeps its options.
+            for request in [HTTPRequest(url: server.url("/echo")), withHeaders, withBody, HTTPRequest(url: server.url("/echo")), withHeaders] {
+                let echo = try Echo(try await service.send(request))
+                #expect(Self.offers(echo) == [CurlGlobal.acceptedEncodings], "\(request.method) \(request.headers)")
+            }
+        }
+    }
+
+    @Test func aCompressedBodyArrivesDecoded() async throws {
+        try await withServerAndService { server, service in
+            var withHeaders = HTTPRequest(url: server.url("/gzip"))
+            withHeaders.headers["X-Custom"] = "1"
+            for request in [HTTPRequest(url: server.url("/gzip")), withHeaders] {
+                let response = try await service.send(request)
+                #expect(response.status == 200)
+                #expect(response.headers["Content-Encoding"] == "gzip")
+                #expect(String(decoding: response.body, as: UTF8.self) == Self.text)
+            }
+        }
+    }
+
+    @Test func aRequestsOwnOfferWinsAndIsTheOnlyOne() async throws {
+        try await withServerAndService { server, service in
+            var request = HTTPRequest(url: server.url("/echo"))
+            request.headers["accept-encoding"] = "identity"
+            let echo = try Echo(try await service.send(request))
+            #expect(Self.offers(echo) == ["identity"])
+        }
+    }
+
+    @Test func turnedOffNothingIsOfferedOrDecoded() async throws {
+        try await withServerAndService(configure: { $0.transport.automaticDecompression = false }) { server, service in
+            let echo = try Echo(try await service.send(HTTPRequest(url: server.url("/echo"))))
+            #expect(Self.offers(echo).isEmpty)
+            let response = try await service.send(HTTPRequest(url: server.url("/gzip")))
+            #expect(response.body == Self.compressed)
+        }
+    }
+
+    /// A body written straight to a file (`send(_:writingBodyTo:)`) keeps the bytes as the
+    /// server sent them, so it offers no encoding, and a compressed answer stays compressed.
+    @Test func aBodyWrittenToAFileOffersNothingAndStaysAsSent() async throws {
+        try await withServerAndService { server, service in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-decoding-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: target) }
+            _ = try await service.send(HTTPRequest(url: server.url("/echo")), writingBodyTo: target)
+            let echo = try JSONDecoder().decode(Echo.self, from: Data(contentsOf: target))
+            #expect(Self.offers(echo).isEmpty)
+            _ = try await service.send(HTTPRequest(url: server.url("/gzip")), writingBodyTo: target)
+            #expect(try Data(contentsOf: target) == Self.compressed)
+        }
+    }
+}
