@@ -89,17 +89,11 @@ enum HTTPBinRoutes {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"delayedMs":\#(milliseconds)}"#)))
     }
 
-    /// What `/gzip` holds, before compression: ``gzippedText`` eight times.
-    static let gzippedText = "Courier asked for gzip, and curl decoded it.\n"
-    /// ``gzippedText`` eight times, gzip-compressed (Python's `gzip.compress(…, mtime=0)`).
-    static let gzippedBody = Data(base64Encoded:
-        "H4sIAAAAAAACA3POLy3KTC1SSCzOTk1RSMsvUkivyizQUUjMS1FILi3KUUhJTc5PAUplluhxOY8qJlcxAP0ux9VoAQAA")!
-
-    /// ``gzippedBody`` with `Content-Encoding: gzip`, whatever the request offered: a client
-    /// that does not decode gets the compressed bytes, as from a server that ignores the offer.
+    /// ``TestServer/gzipBody`` with `Content-Encoding: gzip`, whatever the request offered: a
+    /// client that does not decode gets the compressed bytes, as from a server that ignores the offer.
     static func gzipped() -> Response {
         Response(status: .ok, headers: [.contentType: "text/plain", .contentEncoding: "gzip"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: gzippedBody)))
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: TestServer.gzipBody)))
     }
 
     /// Consumes a body and only counts it: a sink for throughput benchmarks.

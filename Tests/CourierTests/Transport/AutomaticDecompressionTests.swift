@@ -9,11 +9,6 @@ import Testing
 /// per-request `Accept-Encoding` formatting: P12 in Docs/Performance.md), and the body arrives
 /// decoded. Against the test server, whose `/gzip` always answers gzip-compressed.
 @Suite struct AutomaticDecompressionTests {
-    static let text = String(repeating: "Courier asked for gzip, and curl decoded it.\n", count: 8)
-    /// What `/gzip` sends: ``text``, gzip-compressed (69 bytes).
-    static let compressed = Data(base64Encoded:
-        "H4sIAAAAAAACA3POLy3KTC1SSCzOTk1RSMsvUkivyizQUUjMS1FILi3KUUhJTc5PAUplluhxOY8qJlcxAP0ux9VoAQAA")!
-
     static func offers(_ echo: Echo) -> [String] {
         echo.headers.filter { $0[0].lowercased() == "accept-encoding" }.map { $0[1] }
     }
@@ -40,7 +35,7 @@ import Testing
                 let response = try await service.send(request)
                 #expect(response.status == 200)
                 #expect(response.headers["Content-Encoding"] == "gzip")
-                #expect(String(decoding: response.body, as: UTF8.self) == Self.text)
+                #expect(String(decoding: response.body, as: UTF8.self) == TestServer.gzipText)
             }
         }
     }
@@ -59,7 +54,7 @@ import Testing
             let echo = try Echo(try await service.send(HTTPRequest(url: server.url("/echo"))))
             #expect(Self.offers(echo).isEmpty)
             let response = try await service.send(HTTPRequest(url: server.url("/gzip")))
-            #expect(response.body == Self.compressed)
+            #expect(response.body == TestServer.gzipBody)
         }
     }
 
@@ -73,7 +68,7 @@ import Testing
             let echo = try JSONDecoder().decode(Echo.self, from: Data(contentsOf: target))
             #expect(Self.offers(echo).isEmpty)
             _ = try await service.send(HTTPRequest(url: server.url("/gzip")), writingBodyTo: target)
-            #expect(try Data(contentsOf: target) == Self.compressed)
+            #expect(try Data(contentsOf: target) == TestServer.gzipBody)
         }
     }
 }
