@@ -39,10 +39,12 @@ final class CurlMulti {
 
     var logger: Logger { settings.logger }
 
-    /// The header lists of a request without headers of its own: the User-Agent (none when it
-    /// is empty), and with `decoding` also the `Accept-Encoding` of automatic decompression (see
-    /// `Transfer.configureHeaders`). Shared by every such transfer, freed with the multi handle.
-    /// Made with the handle, not lazily: a lazy property's every read goes through an exclusivity check.
+    /// The service's `User-Agent` line, nil when it is empty; formatted once, not per request.
+    let userAgentLine: String?
+    /// The header lists of a request without headers of its own: the User-Agent line, and with
+    /// `decoding` also ``CurlGlobal/acceptEncodingLine`` (see `Transfer.configureHeaders`). Shared
+    /// by every such transfer, freed with the multi handle. Made with the handle, not lazily: a
+    /// lazy property's every read goes through an exclusivity check.
     @exclusivity(unchecked) private(set) var defaultHeaderLists: (plain: UnsafeMutablePointer<curl_slist>?,
                                                                   decoding: UnsafeMutablePointer<curl_slist>?)
 
@@ -52,6 +54,7 @@ final class CurlMulti {
         }
         self.handle = handle
         self.settings = settings
+        userAgentLine = settings.userAgent.isEmpty ? nil : "User-Agent: \(settings.userAgent)"
         pool = EasyHandlePool(capacity: limits.maxConcurrentTransfers)
         admission = AdmissionQueue(perKeyLimit: limits.maxConcurrentTransfersPerHost,
                                    totalLimit: limits.maxConcurrentTransfers)
@@ -72,17 +75,13 @@ final class CurlMulti {
         courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
         courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         courier_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, limits.maxConcurrentStreamsPerConnection))
-        defaultHeaderLists = (Self.headerList(userAgent: settings.userAgent, acceptEncoding: false),
-                              Self.headerList(userAgent: settings.userAgent, acceptEncoding: true))
+        defaultHeaderLists = (Self.headerList(userAgentLine), Self.headerList(userAgentLine, CurlGlobal.acceptEncodingLine))
     }
 
-    /// The service's User-Agent (unless empty) and, when asked, the `Accept-Encoding` header.
-    static func headerList(userAgent: String, acceptEncoding: Bool) -> UnsafeMutablePointer<curl_slist>? {
+    /// A curl header list of the lines that are not nil (nil when none is).
+    private static func headerList(_ lines: String?...) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        if !userAgent.isEmpty { list = curl_slist_append(list, "User-Agent: \(userAgent)") }
-        if acceptEncoding, !CurlGlobal.acceptedEncodings.isEmpty {
-            list = curl_slist_append(list, "Accept-Encoding: \(CurlGlobal.acceptedEncodings)")
-        }
+        for line in lines { if let line { list = curl_slist_append(list, line) } }
         return list
     }
 
@@ -215,7 +214,7 @@ final class CurlMulti {
             courier_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
             // The handle (see ``EasyHandle/transfer``). Its transfer is taken (retained for the
             // call), not borrowed: finishing detaches it, which drops the references that kept it alive.
-            guard let pointer, let transfer = Unmanaged<EasyHandle>.fromOpaque(pointer).takeUnretainedValue().transfer else {
+            guard let pointer, let transfer = Unmanaged<EasyHandle>.fromOpaque(pointer)._withUnsafeGuaranteedRef({ $0.transfer }) else {
                 continue
             }
             transfer.takeUnretainedValue().curlDidFinish(result)
@@ -317,6 +316,9 @@ final class CurlMulti {
 /// not thread-safe and other code in the process may still use libcurl at exit.
 enum CurlGlobal {
     static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+
+    /// The `Accept-Encoding` line of automatic decompression, nil when this libcurl decodes nothing.
+    static let acceptEncodingLine: String? = acceptedEncodings.isEmpty ? nil : "Accept-Encoding: \(acceptedEncodings)"
 
     /// The `Accept-Encoding` value libcurl itself sends when `CURLOPT_ACCEPT_ENCODING` is "":
     /// what this build of it can decode ("deflate, gzip, br, zstd" with every library built in).

@@ -167,12 +167,8 @@ extension Transfer {
                 namesUserAgent = namesUserAgent || HTTPSyntax.namesEqual(field.name, "User-Agent")
                 namesAcceptEncoding = namesAcceptEncoding || HTTPSyntax.namesEqual(field.name, "Accept-Encoding")
             }
-            if !namesUserAgent, !multi.settings.userAgent.isEmpty {
-                list = curl_slist_append(list, "User-Agent: \(multi.settings.userAgent)")
-            }
-            if decoding, !namesAcceptEncoding, !CurlGlobal.acceptedEncodings.isEmpty {
-                list = curl_slist_append(list, "Accept-Encoding: \(CurlGlobal.acceptedEncodings)")
-            }
+            if !namesUserAgent, let line = multi.userAgentLine { list = curl_slist_append(list, line) }
+            if decoding, !namesAcceptEncoding, let line = CurlGlobal.acceptEncodingLine { list = curl_slist_append(list, line) }
             if expectsBody {
                 // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).
                 list = curl_slist_append(list, "Expect:")
