@@ -99,32 +99,50 @@ extension ServiceActor {
 
     /// Each part a resumable upload of its byte range, `concurrency` at a time, each only if new
     /// (`ifGenerationMatch=0`); returns the parts' objects and local checksums, in order.
+    ///
+    /// When a part fails, no new part starts, but the parts in flight are let finish rather than
+    /// cancelled: a cancelled upload whose last request already reached the server can still
+    /// create its object after the cleanup's delete, leaving a part behind (seen under
+    /// AddressSanitizer's slowness). Cancelling the whole upload still cancels them all.
     private nonisolated func uploadParts(_ file: URL, ranges: [Range<Int64>], names: [String], bucket: String, mimeType: String,
                                          concurrency: Int) async throws -> [(object: GoogleStorage.Object, checksums: Checksums)] {
-        try await withThrowingTaskGroup(of: (Int, GoogleStorage.Object, Checksums).self) { group in
-            var results = [(object: GoogleStorage.Object, checksums: Checksums)?](repeating: nil, count: ranges.count)
+        typealias Part = (object: GoogleStorage.Object, checksums: Checksums)
+        let outcome = await withTaskGroup(of: (Int, Result<Part, any Error>).self) { group -> Result<[Part], any Error> in
+            var results = [Part?](repeating: nil, count: ranges.count)
+            var failure: (any Error)?
             var next = 0
             func addPart() {
                 let index = next
                 next += 1
                 group.addTask {
-                    var metadata = GoogleStorage.Object()
-                    metadata.name = names[index]
-                    var insert = Storage.Objects.insert(metadata, bucket: bucket,
-                                                        upload: UploadParameters(file: file, range: ranges[index], mimeType: mimeType))
-                    insert.name = names[index]
-                    insert.ifGenerationMatch = 0
-                    let object = try await self.execute(insert)
-                    return (index, object, try Checksums.of(file: file, range: ranges[index], md5: false))
+                    do {
+                        var metadata = GoogleStorage.Object()
+                        metadata.name = names[index]
+                        var insert = Storage.Objects.insert(metadata, bucket: bucket,
+                                                            upload: UploadParameters(file: file, range: ranges[index], mimeType: mimeType))
+                        insert.name = names[index]
+                        insert.ifGenerationMatch = 0
+                        let object = try await self.execute(insert)
+                        return (index, .success((object, try Checksums.of(file: file, range: ranges[index], md5: false))))
+                    } catch {
+                        return (index, .failure(error))
+                    }
                 }
             }
             while next < min(max(1, concurrency), ranges.count) { addPart() }
-            while let (index, object, checksums) = try await group.next() {
-                results[index] = (object, checksums)
-                if next < ranges.count { addPart() }
+            while let (index, result) = await group.next() {
+                switch result {
+                case .success(let part):
+                    results[index] = part
+                    if failure == nil, next < ranges.count { addPart() }
+                case .failure(let error):
+                    if failure == nil { failure = error }
+                }
             }
-            return results.compactMap { $0 }
+            if let failure { return .failure(failure) }
+            return .success(results.compactMap { $0 })
         }
+        return try outcome.get()
     }
 
     /// Deletes the temporary parts, whatever happened before: in a task of its own, so a
