@@ -38,6 +38,8 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "stream-both" where arguments.count == 4:
     try await streamBoth(base: arguments[2], total: Int(arguments[3]) ?? 0)
+case "get" where arguments.count == 3:
+    try await get(arguments[2])
 case "openapi-stream" where arguments.count == 4:
     try await openAPIStream(base: arguments[2], total: Int(arguments[3]) ?? 0)
 case "upload" where arguments.count == 6:
@@ -49,12 +51,26 @@ case "upload-pipe" where arguments.count == 6 || arguments.count == 7:
 default:
     FileHandle.standardError.write(Data("""
     usage: CourierTestHelper stream-both <baseURL> <bytes>
+           CourierTestHelper get <url>
            CourierTestHelper openapi-stream <baseURL> <bytes>
            CourierTestHelper upload <baseURL> <file> <chunkBytes> <sessionFile|->
            CourierTestHelper upload-pipe <baseURL> <name> <bytes> <sessionFile|-> [adaptive]
 
     """.utf8))
     exit(2)
+}
+
+/// One GET through a service of the default configuration, as a program started in this
+/// process's environment makes it: prints `<status> <body>`, or `error <code>` on a transport error.
+func get(_ url: String) async throws {
+    try await withService { service in
+        do {
+            let response = try await service.send(HTTPRequest(url: URL(string: url)!))
+            print("\(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        } catch let error as TransportError {
+            print("error \(error.kind)")
+        }
+    }
 }
 
 /// Streams `total` bytes both ways and through files, reporting the peak RSS of the transfers.

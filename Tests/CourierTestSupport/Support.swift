@@ -176,7 +176,7 @@ package func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T
 /// swift-subprocess, not Foundation's `Process`: `Process.run()` reads past a buffer on Linux
 /// and crashed this suite about one run in five (swiftlang/swift-corelibs-foundation#5472).
 package func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600, record: Bool = true,
-                environment: [String: String]? = nil) async throws -> (status: Int32, output: Data, error: String) {
+                environment: [String: String?]? = nil) async throws -> (status: Int32, output: Data, error: String) {
     var overrides: [Environment.Key: String?] = [:]
     for (name, value) in environment ?? [:] { overrides[Environment.Key(stringLiteral: name)] = value }
     let result = try await Subprocess.run(

@@ -24,6 +24,9 @@ extension ServiceActor.Configuration {
         public var maxResponseBodySize = 64 << 20
         /// Sent when a request has no User-Agent of its own.
         public var userAgent = CourierVersion.userAgent
+        /// The proxy requests go through: by default the one the environment names when the
+        /// service starts (`https_proxy`, `no_proxy` and the rest, read as libcurl reads them).
+        public var proxy = ProxyConfiguration.environment
         /// How the loop waits for IO; see `Docs/Architecture.md`.
         public var loopBackend = LoopBackend.epoll
         /// Whether a task without an executor preference whose request completes while nothing

@@ -52,7 +52,8 @@ extension ServiceActor {
                               followRedirects: transport.followRedirects, maxRedirects: transport.maxRedirects,
                               automaticDecompression: transport.automaticDecompression, userAgent: transport.userAgent,
                               maxResponseBodySize: transport.maxResponseBodySize, logger: telemetry.logger,
-                              resumesCallersInPlace: transport.resumesCallersInPlace)
+                              resumesCallersInPlace: transport.resumesCallersInPlace,
+                              proxy: transport.proxy.resolved { getenv($0).map { String(cString: $0) } })
         }
     }
 }

@@ -70,6 +70,11 @@ extension Transfer {
         if decodesContent {
             try handle.set(CURLOPT_ACCEPT_ENCODING, "") // decoding on; the header is in the list
         }
+        if let proxy = settings.proxy {
+            // Both set, "" included: either one left unset sends libcurl to the environment.
+            try handle.set(CURLOPT_PROXY, proxy.proxy)
+            try handle.set(CURLOPT_NOPROXY, proxy.noProxy)
+        }
         switch settings.httpVersion {
         case .http1_1:
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
