@@ -10,16 +10,15 @@ import Foundation
 /// Docs/Performance.md). URLs with anything unusual in their authority (user info,
 /// percent-escapes, IPv6 brackets) take Foundation's reading, so both agree on what is valid.
 struct RequestTarget: Sendable {
-    /// Replaced by an equal key shared with other transfers while waiting (``CurlMulti/enqueue(_:)``).
-    var hostKey: HostKey
+    let hostKey: HostKey
     let isHTTPS: Bool // last: it packs with the transfer's small fields
 
     /// The target of `url`, or nil when it is not an absolute http(s) URL with a host.
     init?(_ url: URL) {
         let string = url.absoluteString
-        if let fast = string.utf8.withContiguousStorageIfAvailable({ Self.scan($0) }), let (isHTTPS, key) = fast {
+        if let fast = string.utf8.withContiguousStorageIfAvailable({ Self.scan($0) }), let (isHTTPS, hostEnd, port) = fast {
             self.isHTTPS = isHTTPS
-            hostKey = HostKey(key)
+            hostKey = HostKey(text: string, hostEnd: hostEnd, port: port)
             return
         }
         // Foundation's reading, for everything the scan leaves to it.
@@ -27,12 +26,16 @@ struct RequestTarget: Sendable {
               let host = url.host, !host.isEmpty
         else { return nil }
         isHTTPS = scheme == "https"
-        hostKey = HostKey("\(scheme)://\(host):\(url.port ?? (isHTTPS ? 443 : 80))")
+        let prefix = "\(scheme)://\(host)"
+        guard prefix.utf8.count <= HostKey.maxHostEnd else { return nil }
+        let port = url.port ?? (isHTTPS ? 443 : 80)
+        hostKey = HostKey(text: "\(prefix):\(port)", hostEnd: prefix.utf8.count, port: port)
     }
 
     /// `http[s]://host[:port][/?#…]` with a lowercase scheme and a plain host: whether it is
-    /// HTTPS, and the host key (`scheme://host:port`, the default port added); nil for anything else.
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (Bool, String)? {
+    /// HTTPS, where the host ends and the port (the scheme's default when none is given); nil
+    /// for anything else.
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (isHTTPS: Bool, hostEnd: Int, port: Int)? {
         let count = bytes.count
         var index: Int
         let isHTTPS: Bool
@@ -64,28 +67,17 @@ struct RequestTarget: Sendable {
             index += 1
         }
         let hostEnd = colon ?? index
-        guard hostEnd > hostStart else { return nil }
-        if let colon {
-            guard index - colon - 1 >= 1, index - colon - 1 <= 5 else { return nil }
-            var value = 0
-            for position in (colon + 1)..<index {
-                let digit = bytes[position]
-                guard digit >= 0x30 && digit <= 0x39 else { return nil }
-                value = value * 10 + Int(digit - 0x30)
-            }
-            guard value <= 65535 else { return nil }
-            return (isHTTPS, String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self))
+        guard hostEnd > hostStart, hostEnd <= HostKey.maxHostEnd else { return nil }
+        guard let colon else { return (isHTTPS, hostEnd, isHTTPS ? 443 : 80) }
+        guard index - colon - 1 >= 1, index - colon - 1 <= 5 else { return nil }
+        var value = 0
+        for position in (colon + 1)..<index {
+            let digit = bytes[position]
+            guard digit >= 0x30 && digit <= 0x39 else { return nil }
+            value = value * 10 + Int(digit - 0x30)
         }
-        // No port: the URL's prefix and the scheme's default, in one string.
-        let prefix = UnsafeBufferPointer(rebasing: bytes[0..<index])
-        let port: StaticString = isHTTPS ? ":443" : ":80"
-        let key = String(unsafeUninitializedCapacity: prefix.count + port.utf8CodeUnitCount) { buffer in
-            _ = buffer.initialize(fromContentsOf: prefix)
-            let tail = UnsafeBufferPointer(start: port.utf8Start, count: port.utf8CodeUnitCount)
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[prefix.count...]).initialize(fromContentsOf: tail)
-            return prefix.count + tail.count
-        }
-        return (isHTTPS, key)
+        guard value <= 65535 else { return nil }
+        return (isHTTPS, hostEnd, value)
     }
 
     /// Letters, digits, `-` and `.`: a registered name or an IPv4 address, nothing to decode.
@@ -95,20 +87,55 @@ struct RequestTarget: Sendable {
     }
 }
 
-/// Scheme, host and port as one key, hashed once: admission looks a transfer's key up several
-/// times per request, and a string key would be hashed again each time.
+/// Scheme, host and port: what admission groups transfers by, looked up several times per
+/// request.
+///
+/// It makes no string of its own: it keeps the URL's string, which the request holds anyway,
+/// with the host's end in it, and compares the `scheme://host` prefix and the port. Its hash,
+/// FNV-1a over that prefix and the port, is taken once; a dictionary lookup hashes only that
+/// number. (A `scheme://host:port` string of its own cost an allocation and a SipHash of the
+/// text per request: P13 in Docs/Performance.md.)
 struct HostKey: Hashable, Sendable, CustomStringConvertible {
-    let text: String
-    private let hash: Int
+    /// Starts with the lowercase scheme, `://` and the host, which ends at `hostEnd`.
+    private let text: String
+    private let hash: UInt32
+    private let hostEnd: UInt16
+    let port: UInt16
+    // 16 + 4 + 2 + 2 bytes, as many as a key string and its hash took: each waiting query holds one.
 
-    init(_ text: String) {
+    /// The longest `scheme://host` a key holds: longer than any host name DNS allows.
+    static let maxHostEnd = Int(UInt16.max)
+
+    init(text: String, hostEnd: Int, port: Int) {
         self.text = text
-        hash = text.hashValue
+        self.hostEnd = UInt16(hostEnd)
+        self.port = UInt16(port)
+        func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt32 {
+            var hash: UInt32 = 2_166_136_261
+            for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+            return (hash ^ UInt32(port)) &* 16_777_619
+        }
+        // Over the contiguous bytes: the generic UTF-8 view costs about 30 instructions a byte.
+        hash = text.utf8.withContiguousStorageIfAvailable { fnv1a(UnsafeBufferPointer(rebasing: $0[..<hostEnd])) }
+            ?? fnv1a(text.utf8.prefix(hostEnd))
     }
 
-    static func == (lhs: HostKey, rhs: HostKey) -> Bool { lhs.hash == rhs.hash && lhs.text == rhs.text }
+    static func == (lhs: HostKey, rhs: HostKey) -> Bool {
+        guard lhs.hash == rhs.hash, lhs.hostEnd == rhs.hostEnd, lhs.port == rhs.port else { return false }
+        let count = Int(lhs.hostEnd)
+        let equal = lhs.text.utf8.withContiguousStorageIfAvailable { left in
+            rhs.text.utf8.withContiguousStorageIfAvailable { right in
+                left.baseAddress == right.baseAddress || memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+            }
+        }
+        // Strings without contiguous UTF-8 (bridged ones, not on Linux) compare the slow way.
+        return (equal ?? nil) ?? lhs.text.utf8.prefix(count).elementsEqual(rhs.text.utf8.prefix(count))
+    }
+
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    var description: String { text }
+
+    /// `scheme://host:port`.
+    var description: String { "\(String(decoding: Array(text.utf8.prefix(Int(hostEnd))), as: UTF8.self)):\(port)" }
 }
 
 extension HTTPRequest {

@@ -44,13 +44,6 @@ struct AdmissionQueue<Element, Key: Hashable> {
         return false
     }
 
-    /// The copy of `key` that its waiting queue holds, nil when nothing waits under it. A waiting
-    /// element can keep this one instead of its own: many wait under one key, and each copy of a
-    /// key's text is an allocation of its own.
-    func waitingKey(_ key: Key) -> Key? {
-        waiting.index(forKey: key).map { waiting[$0].key }
-    }
-
     /// A running element under `key` ended. A key's count may stay at zero while others run;
     /// the table empties whenever nothing runs or waits, so keys do not pile up.
     mutating func release(key: Key) {

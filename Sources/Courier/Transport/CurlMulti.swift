@@ -110,9 +110,6 @@ final class CurlMulti {
         unresolved.insert(transfer)
         if admission.admit(transfer, key: transfer.target.hostKey) {
             if !transfer.start() { admission.release(key: transfer.target.hostKey) } // resolved meanwhile: the slot is not used
-        } else if let shared = admission.waitingKey(transfer.target.hostKey) {
-            // The queue's copy of the host key: the transfer's own goes, 64 bytes of each waiting query.
-            transfer.target.hostKey = shared
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
     func targets(url: String, isHTTPS: Bool, hostKey: String) throws {
         let target = try #require(RequestTarget(URL(string: url)!))
         #expect(target.isHTTPS == isHTTPS)
-        #expect(target.hostKey.text == hostKey)
+        #expect(target.hostKey.description == hostKey)
     }
 
     @Test(arguments: ["ftp://example.com/x", "file:///etc/passwd", "http:///no-host", "mailto:a@b.c", "/relative",
@@ -32,10 +32,29 @@ import Testing
         #expect(throws: TransportError.self) { try HTTPRequest(url: parsed).validate() }
     }
 
-    @Test func hostKeysCompareByText() {
-        #expect(HostKey("http://a:80") == HostKey("http://a:80"))
-        #expect(HostKey("http://a:80") != HostKey("http://b:80"))
-        #expect(Set([HostKey("http://a:80"), HostKey("http://a:80")]).count == 1)
+    /// Keys compare scheme, host and port, whatever else their URLs hold; the port given or
+    /// the scheme's default alike.
+    @Test func hostKeysCompareSchemeHostAndPort() throws {
+        func key(_ url: String) throws -> HostKey { try #require(RequestTarget(URL(string: url)!)).hostKey }
+        let same = [
+            ["http://a.example/x?y=1", "http://a.example:80", "http://a.example:80/other#f", "http://user@a.example/"],
+            ["https://a.example", "https://a.example:443/x"],
+            ["http://a.example:8080/x", "http://a.example:8080"],
+            ["http://[::1]:8080/x", "http://[::1]:8080/y"],
+        ]
+        for group in same {
+            let keys = try group.map(key)
+            for other in keys {
+                #expect(other == keys[0], "\(group)")
+                #expect(other.hashValue == keys[0].hashValue, "\(group)")
+            }
+        }
+        let firsts = try same.map { try key($0[0]) } + [key("http://b.example"), key("http://a.example:81"), key("http://a.exampl")]
+        #expect(Set(firsts).count == firsts.count)
+        #expect(try key("https://a.example").port == 443 && key("http://a.example:8080/x").port == 8080)
+        // A host longer than a key holds (and than DNS allows) is refused, not cut.
+        let long = try #require(URL(string: "http://\(String(repeating: "a", count: 70_000)).example/"))
+        #expect(RequestTarget(long) == nil)
     }
 }
 

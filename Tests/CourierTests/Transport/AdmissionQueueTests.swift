@@ -56,29 +56,4 @@ import Testing
         #expect(queue { $0.removeAllWaiting() } == [1, 2, 3])
         #expect(queue.value.waitingCount == 0)
     }
-
-    /// Waiting transfers keep the queue's copy of their host key instead of their own
-    /// (``CurlMulti/enqueue(_:)``): the copy must be there exactly while something waits.
-    @Test func theWaitingKeyIsTheQueuesOwnCopyWhileSomethingWaits() {
-        let queue = Box(AdmissionQueue<Int, HostKey>(perKeyLimit: 1, totalLimit: 10))
-        let first = HostKey(String(repeating: "h", count: 40))
-        let second = HostKey(String(repeating: "h", count: 40))
-        #expect(queue { $0.admit(1, key: first) })
-        #expect(queue.value.waitingKey(first) == nil)
-        #expect(!queue { $0.admit(2, key: first) })
-        #expect(!queue { $0.admit(3, key: second) })
-        let shared = queue.value.waitingKey(second)
-        #expect(shared == second)
-        // The first waiter's text, not the second's: one allocation for every waiter of the host.
-        shared?.text.utf8.withContiguousStorageIfAvailable { sharedBytes in
-            first.text.utf8.withContiguousStorageIfAvailable { firstBytes in
-                #expect(sharedBytes.baseAddress == firstBytes.baseAddress)
-            }
-        }
-        queue.value.release(key: first)
-        _ = queue { $0.nextAdmissible() }
-        queue.value.release(key: first)
-        _ = queue { $0.nextAdmissible() }
-        #expect(queue.value.waitingKey(first) == nil)
-    }
 }
