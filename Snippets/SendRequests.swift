@@ -27,4 +27,14 @@ try await withService(configuration: configuration) { service in
     slow.cancel()
     do { _ = try await slow.value } catch is CancellationError { print("cancelled") }
 }
+
+// Through a proxy (the test server stands in for one as well). Without this setting the service
+// takes the environment's (`https_proxy`, `no_proxy` …), read once when it starts.
+var proxied = ServiceActor.Configuration()
+proxied.transport.proxy = .url(server.baseURL.absoluteString, excluding: ["metadata.google.internal"])
+try await withService(configuration: proxied) { service in
+    // A host that resolves nowhere (.invalid): only the proxy can answer.
+    let response = try await service.send(HTTPRequest(url: URL(string: "http://api.example.invalid/echo")!))
+    print("through the proxy:", response.status)
+}
 await server.stop()
