@@ -1,6 +1,11 @@
 import Courier
 
 /// One request in flight at a time: take a slot, send, record, repeat until the schedule ends.
+///
+/// Its methods are `nonisolated(nonsending)`: a plain `async` method hops to the generic executor
+/// at its start and after each await, and on a task that prefers the loop every hop asks the
+/// runtime for the preference under the task's status lock (six per request, about 1,000
+/// instructions: Docs/Performance.md, P13).
 struct LoadWorker: Sendable {
     let plan: LoadPlan
     let service: ServiceActor
@@ -16,7 +21,7 @@ struct LoadWorker: Sendable {
         let number: Int
     }
 
-    func run() async {
+    nonisolated(nonsending) func run() async {
         while await mayRun(), let slot = schedule.next(), !Task.isCancelled {
             switch plan.items[plan.pick(number: slot.number)] {
             case .request(let index):
@@ -30,7 +35,7 @@ struct LoadWorker: Sendable {
 
     /// One run of a flow: its steps in order, each given what the earlier ones extracted; false
     /// when the worker must stop (cancelled, or the data ran out).
-    private func runFlow(_ steps: [Int], slot: LoadSchedule.Slot) async -> Bool {
+    private nonisolated(nonsending) func runFlow(_ steps: [Int], slot: LoadSchedule.Slot) async -> Bool {
         var values: [String: String] = [:]
         for (position, index) in steps.enumerated() {
             let entry = plan.entries[index]
@@ -63,7 +68,7 @@ struct LoadWorker: Sendable {
 
     /// Builds, sends and records one request of entry `index`; a flow's step also takes its
     /// values from the response into `values` (the response itself is not kept).
-    private func send(_ index: Int, number: Int, intendedStart: UInt64?, values: inout [String: String]) async -> Sent {
+    private nonisolated(nonsending) func send(_ index: Int, number: Int, intendedStart: UInt64?, values: inout [String: String]) async -> Sent {
         let entry = plan.entries[index]
         let request: HTTPRequest
         do {
@@ -123,7 +128,7 @@ struct LoadWorker: Sendable {
     }
 
     /// Waits until the ramp lets this worker send; false when it never will again.
-    private func mayRun() async -> Bool {
+    private nonisolated(nonsending) func mayRun() async -> Bool {
         guard let ramp else { return true }
         let seconds = Double(monotonicNanoseconds() - schedule.start) / 1e9
         guard let time = ramp.profile.firstTime(above: Double(ramp.number), atOrAfter: seconds),
