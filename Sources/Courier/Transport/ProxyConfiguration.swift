@@ -33,13 +33,13 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         ProxyConfiguration(choice: .proxy(url: url, excluding: hosts))
     }
 
-    /// The proxy's URL without its user and password.
+    /// The proxy's URL without its user and password (``Redaction/url(_:)``).
     public var description: String {
         switch choice {
         case .environment: "environment"
         case .none: "none"
         case .proxy(let url, let excluding):
-            "proxy \(Self.withoutCredentials(url))" + (excluding.isEmpty ? "" : " except \(excluding.joined(separator: ","))")
+            "proxy \(Redaction.url(url))" + (excluding.isEmpty ? "" : " except \(excluding.joined(separator: ","))")
         }
     }
 
@@ -62,13 +62,5 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         case .proxy(let url, let excluding):
             (url, excluding.joined(separator: ","))
         }
-    }
-
-    /// `scheme://host…` with any `user:password@` cut out.
-    static func withoutCredentials(_ url: String) -> String {
-        let afterScheme = url.range(of: "://").map(\.upperBound) ?? url.startIndex
-        let authorityEnd = url[afterScheme...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
-        guard let at = url[afterScheme..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<afterScheme]) + "…@" + String(url[url.index(after: at)...])
     }
 }
