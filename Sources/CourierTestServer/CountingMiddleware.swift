@@ -1,12 +1,14 @@
 import Hummingbird
+import HTTPTypes
 import HummingbirdCore
 
-/// Counts requests and the peak of concurrent ones.
+/// Counts requests, those sent as to a proxy, and the peak of concurrent ones.
 struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
     let counters: TestServerCounters
+    static var proxyConnection: HTTPField.Name { HTTPField.Name("Proxy-Connection")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        counters.requestStarted()
+        counters.requestStarted(proxied: request.headers[Self.proxyConnection] != nil)
         do {
             var response = try await next(request, context)
             // A streamed body is written after the handler returns: count the request until then.

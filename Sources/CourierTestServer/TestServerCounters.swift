@@ -6,6 +6,7 @@ import Synchronization
 public final class TestServerCounters: Sendable {
     private struct State {
         var requests = 0
+        var proxiedRequests = 0
         var inFlight = 0
         var maxInFlight = 0
         var connectionsOpened = 0
@@ -19,6 +20,9 @@ public final class TestServerCounters: Sendable {
 
     /// Requests received on the main listener.
     public var requests: Int { state.withLock { $0.requests } }
+    /// Requests that came as to a proxy (libcurl marks them with `Proxy-Connection`): the server
+    /// stands in for one when a client is configured with its address as the proxy.
+    public var proxiedRequests: Int { state.withLock { $0.proxiedRequests } }
     /// Requests being handled right now.
     public var inFlight: Int { state.withLock { $0.inFlight } }
     /// The most requests handled at once since the last ``resetMaxInFlight()``.
@@ -30,9 +34,10 @@ public final class TestServerCounters: Sendable {
 
     public func resetMaxInFlight() { state.withLock { $0.maxInFlight = $0.inFlight } }
 
-    func requestStarted() {
+    func requestStarted(proxied: Bool) {
         state.withLock {
             $0.requests += 1
+            if proxied { $0.proxiedRequests += 1 }
             $0.inFlight += 1
             $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
         }

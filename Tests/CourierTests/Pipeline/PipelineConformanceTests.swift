@@ -227,6 +227,22 @@ import Tracing
         }
     }
 
+    /// A configured proxy carries every request of every operation: the setting is the
+    /// transport's, applied where every transfer's options are set. The test server stands in for
+    /// the proxy and counts what came to it as to one (without a proxy, none does).
+    @Test(arguments: Operation.allCases)
+    func everyRequestGoesThroughTheProxy(_ operation: Operation) async throws {
+        try await Self.withCell({ configuration, server in
+            configuration.transport.proxy = .url(server.baseURL.absoluteString)
+        }) { server, service, fileID in
+            let (requests, proxied) = (server.counters.requests, server.counters.proxiedRequests)
+            #expect(proxied == 0, "the seeding service, which has no proxy, sent as to one")
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "proxy-\(operation)")
+            #expect(server.counters.requests > requests)
+            #expect(server.counters.proxiedRequests - proxied == server.counters.requests - requests, "\(operation)")
+        }
+    }
+
     /// The limiter check above is not vacuous: without the limiter the same runs overlap.
     @Test func withoutTheLimiterRequestsOverlap() async throws {
         let injector = FaultInjector("slow-300")
