@@ -1,6 +1,8 @@
 import Hummingbird
 import HTTPTypes
 import HummingbirdCore
+import NIOCore
+import Synchronization
 
 /// Counts requests, those sent as to a proxy, and the peak of concurrent ones.
 struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -14,9 +16,11 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
             // A streamed body is written after the handler returns: count the request until then.
             let counters = counters
             let body = response.body
-            response.body = ResponseBody(contentLength: body.contentLength) { writer in
-                defer { counters.requestEnded() }
-                try await body.write(writer)
+            let length = body.contentLength
+            response.body = ResponseBody(contentLength: length) { writer in
+                let counted = EndCountingWriter(base: writer, counters: counters, contentLength: length)
+                defer { counted.endOnce() } // a failed write ends the request too
+                try await body.write(counted)
             }
             return response
         } catch {
@@ -24,6 +28,44 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         }
     }
+}
+
+/// Ends the request's count just *before* the client can see the response complete: before the
+/// write that brings the body to its declared length, or before the final chunk. Counting it
+/// after the last write returned let a client that had read the whole response still see the
+/// request in flight.
+private struct EndCountingWriter: ResponseBodyWriter {
+    var base: any ResponseBodyWriter
+    let counters: TestServerCounters
+    let contentLength: Int?
+    private var written = 0
+    private let ended = Ended()
+
+    init(base: any ResponseBodyWriter, counters: TestServerCounters, contentLength: Int?) {
+        self.base = base
+        self.counters = counters
+        self.contentLength = contentLength
+    }
+
+    func endOnce() {
+        if !ended.flag.exchange(true, ordering: .relaxed) { counters.requestEnded() }
+    }
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        written += buffer.readableBytes
+        if let contentLength, written >= contentLength { endOnce() }
+        try await base.write(buffer)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
+        endOnce()
+        try await base.finish(trailingHeaders)
+    }
+}
+
+/// Shared by the writer's copies: the one the body consumes and the one that ends a failed write.
+private final class Ended: Sendable {
+    let flag = Atomic(false)
 }
 
 /// Counts connections as Hummingbird opens and closes them.
