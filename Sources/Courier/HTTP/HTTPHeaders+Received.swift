@@ -6,11 +6,11 @@
 /// headers are never read, so parsing each line as it arrived, as an earlier version did, cost
 /// about 3,900 instructions of a small response for nothing (callgrind, Docs/Performance.md).
 ///
-/// The bytes live in the object's own allocation (a `ManagedBuffer`), and the collector copies
-/// each line straight into it: one allocation per response instead of an array's and an
-/// object's, and a `memcpy` per line instead of a generic append (P12 in Docs/Performance.md).
-/// Immutable once shared, so a response shares it freely across tasks.
-struct ReceivedHeaderBlock: @unchecked Sendable { // ManagedBuffer never is; the bytes are immutable once shared
+/// The collector copies each line straight into one buffer (``ReceivedHeaderBytes``): a `memcpy`
+/// per line instead of a generic append (P12 in Docs/Performance.md), into a buffer that goes
+/// back to the loop for the next response (P14). Immutable once shared, so a response shares it
+/// freely across tasks.
+struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with a raw pointer; immutable once shared
     /// Where a field's name and value lie in ``bytes``, trimmed.
     struct Span: Sendable {
         var nameStart: Int
@@ -24,7 +24,7 @@ struct ReceivedHeaderBlock: @unchecked Sendable { // ManagedBuffer never is; the
     /// Calls `body` with the lines, each ending with `\n`; none is a status line, a blank line
     /// or a folded one.
     func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        storage.withUnsafeMutablePointers { extent, bytes in body(UnsafeBufferPointer(start: bytes, count: extent.pointee.count)) }
+        body(UnsafeBufferPointer(start: storage.bytes, count: storage.byteCount))
     }
 
     /// Calls `body` with each field in order (lines without a colon are not fields); stops when it returns false.
@@ -104,20 +104,31 @@ struct ReceivedHeaderBlock: @unchecked Sendable { // ManagedBuffer never is; the
     }
 }
 
-/// The bytes of a ``ReceivedHeaderBlock``, in the object's own allocation. Written only by
-/// ``ReceivedHeaderCollector`` while it holds the sole reference (it copies first otherwise).
-final class ReceivedHeaderBytes: ManagedBuffer<ReceivedHeaderBytes.Extent, UInt8> {
+/// The bytes of a ``ReceivedHeaderBlock``. Written only by ``ReceivedHeaderCollector`` while it
+/// holds the sole reference (it copies first otherwise).
+///
+/// The bytes are a buffer of ``RecycledBuffers/headers``, given back when the block goes: the
+/// loop thread fills the block and the caller's thread releases it (P14 in Docs/Performance.md).
+/// An earlier form kept them in the object's own allocation (a `ManagedBuffer`), which the
+/// caller's thread freed into the loop thread's malloc arena.
+final class ReceivedHeaderBytes {
+    // Unchecked: the state of a class is otherwise checked for exclusive access at run time on
+    // every read. One writer, before the block is shared (see above).
+    @exclusivity(unchecked) private(set) var bytes: UnsafeMutablePointer<UInt8>
     /// How many bytes are written, and how many fit.
-    struct Extent {
-        var count: Int
-        var capacity: Int
-    }
+    @exclusivity(unchecked) private(set) var byteCount = 0
+    let capacity: Int
 
     /// An empty block with room for `capacity` bytes.
-    static func make(capacity: Int) -> ReceivedHeaderBytes {
-        unsafeDowncast(create(minimumCapacity: capacity) { _ in Extent(count: 0, capacity: capacity) },
-                       to: ReceivedHeaderBytes.self)
+    private init(capacity: Int) {
+        let buffer = RecycledBuffers.headers.take(atLeast: capacity)
+        self.bytes = buffer.assumingMemoryBound(to: UInt8.self)
+        self.capacity = RecycledBuffers.capacity(of: buffer)
     }
+
+    deinit { RecycledBuffers.headers.give(bytes) }
+
+    static func make(capacity: Int) -> ReceivedHeaderBytes { ReceivedHeaderBytes(capacity: capacity) }
 
     /// A block holding one field line (given without its line break).
     static func make(line: UnsafeRawBufferPointer) -> ReceivedHeaderBytes {
@@ -126,33 +137,27 @@ final class ReceivedHeaderBytes: ManagedBuffer<ReceivedHeaderBytes.Extent, UInt8
         return block
     }
 
-    // Through the pointer, not `header`: that is a class's stored property, checked for
-    // exclusive access at run time on every read.
-    var byteCount: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
-    var freeCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity - $0.pointee.count } }
+    var freeCapacity: Int { capacity - byteCount }
 
     /// Appends `content`; the caller has made sure it fits and that it holds the only reference.
     func append(_ content: UnsafeRawBufferPointer, newline: Bool = false) {
-        withUnsafeMutablePointers { extent, bytes in
-            let end = extent.pointee.count
-            if let base = content.baseAddress { (bytes + end).initialize(from: base.assumingMemoryBound(to: UInt8.self), count: content.count) }
-            extent.pointee.count = end + content.count
-            if newline {
-                bytes[extent.pointee.count] = UInt8(ascii: "\n")
-                extent.pointee.count += 1
-            }
+        var end = byteCount
+        if let base = content.baseAddress { (bytes + end).initialize(from: base.assumingMemoryBound(to: UInt8.self), count: content.count) }
+        end += content.count
+        if newline {
+            bytes[end] = UInt8(ascii: "\n")
+            end += 1
         }
+        byteCount = end
     }
 
     /// Forgets the bytes, keeping the room (sole reference only).
-    func removeAll() { withUnsafeMutablePointerToHeader { $0.pointee.count = 0 } }
+    func removeAll() { byteCount = 0 }
 
     /// A copy of this block's bytes with room for `capacity` bytes in all.
     func copy(capacity: Int) -> ReceivedHeaderBytes {
         let copy = Self.make(capacity: capacity)
-        withUnsafeMutablePointers { extent, bytes in
-            copy.append(UnsafeRawBufferPointer(start: bytes, count: extent.pointee.count))
-        }
+        copy.append(UnsafeRawBufferPointer(start: bytes, count: byteCount))
         return copy
     }
 }

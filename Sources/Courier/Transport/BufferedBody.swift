@@ -18,7 +18,7 @@ struct BufferedBody: ~Copyable {
 
     init() {}
 
-    deinit { free(bytes) }
+    deinit { if let bytes { RecycledBuffers.bodies.give(bytes) } }
 
     var isEmpty: Bool { count == 0 }
 
@@ -41,17 +41,22 @@ struct BufferedBody: ~Copyable {
     mutating func take() -> Data {
         guard count > 0 else { return Data() }
         if capacity - count > max(1024, count / 4) { resize(to: count) }
-        let data = Data(bytesNoCopy: bytes!, count: count, deallocator: .free)
+        let data = Data(bytesNoCopy: bytes!, count: count, deallocator: .custom { buffer, _ in RecycledBuffers.bodies.give(buffer) })
         bytes = nil
         count = 0
         return data
     }
 
     private mutating func resize(to newCapacity: Int) {
-        guard let grown = realloc(bytes, newCapacity) else {
+        guard let current = bytes else {
+            bytes = RecycledBuffers.bodies.take(atLeast: newCapacity)
+            return
+        }
+        guard let grown = realloc(current, newCapacity) else {
             // Out of memory: the same outcome as Data's growth, which traps too.
             fatalError("cannot allocate \(newCapacity) bytes for a response body")
         }
         bytes = grown
     }
 }
+
