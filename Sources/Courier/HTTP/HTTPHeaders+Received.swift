@@ -112,10 +112,10 @@ struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with
 /// An earlier form kept them in the object's own allocation (a `ManagedBuffer`), which the
 /// caller's thread freed into the loop thread's malloc arena.
 final class ReceivedHeaderBytes {
-    // Unchecked: the state of a class is otherwise checked for exclusive access at run time on
-    // every read. One writer, before the block is shared (see above).
-    @exclusivity(unchecked) private(set) var bytes: UnsafeMutablePointer<UInt8>
-    /// How many bytes are written, and how many fit.
+    let bytes: UnsafeMutablePointer<UInt8>
+    /// How many bytes are written, and how many fit. Unchecked: a class's `var` is otherwise
+    /// checked for exclusive access at run time on every read; one writer, before the block is
+    /// shared (see above).
     @exclusivity(unchecked) private(set) var byteCount = 0
     let capacity: Int
 

@@ -2,12 +2,13 @@ import CCurl
 import Foundation
 
 /// A buffered response's body while it arrives: bytes copied into one malloc'd buffer, which
-/// becomes the response's `Data` without a copy when the transfer ends.
+/// becomes the response's `Data` without a copy when the transfer ends, and goes back to
+/// ``RecycledBuffers/bodies`` when the last copy of that `Data` goes (P14 in Docs/Performance.md).
 ///
 /// `Data.append` costs about 900 instructions for a small response's one chunk (its storage's
 /// exclusivity checks and range bookkeeping); a `memcpy` here costs a tenth of that (callgrind,
-/// Docs/Performance.md, P11). Non-copyable: it owns the buffer, and frees it if the transfer ends
-/// without a response. Two words, as `Data` is: the capacity is malloc's own record of the
+/// Docs/Performance.md, P11). Non-copyable: it owns the buffer, and gives it back if the transfer
+/// ends without a response. Two words, as `Data` is: the capacity is malloc's own record of the
 /// block (every waiting query holds a transfer; Docs/Performance.md, P10).
 struct BufferedBody: ~Copyable {
     private var bytes: UnsafeMutableRawPointer?
@@ -35,7 +36,7 @@ struct BufferedBody: ~Copyable {
         count = needed
     }
 
-    /// The body as `Data`, owning the buffer (freed with the last copy of it); empty afterwards.
+    /// The body as `Data`, owning the buffer (given back with the last copy of it); empty afterwards.
     /// A buffer that grew well past the body is cut to size first, so a response does not keep
     /// the slack of its growth.
     mutating func take() -> Data {
@@ -59,4 +60,3 @@ struct BufferedBody: ~Copyable {
         bytes = grown
     }
 }
-
