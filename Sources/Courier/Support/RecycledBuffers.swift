@@ -1,6 +1,6 @@
 import CCurl // malloc_usable_size, through its shim
+import CourierSync
 import Foundation
-import Synchronization
 
 /// Response buffers handed back by whoever released them, for the loop thread to fill again.
 ///
@@ -20,7 +20,10 @@ final class RecycledBuffers: Sendable {
         var retainedBytes = 0
     }
 
-    private let stack = Mutex(Stack())
+    /// A pthread mutex (``LockedValue``), not `Synchronization.Mutex`: ThreadSanitizer sees the
+    /// first, so it also sees that a buffer's bytes written by one thread happen before another
+    /// thread reuses it.
+    private let stack = LockedValue(Stack())
     let largest: Int
     let retainedLimit: Int
 
