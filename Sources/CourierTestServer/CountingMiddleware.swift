@@ -18,9 +18,9 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
             let body = response.body
             let length = body.contentLength
             response.body = ResponseBody(contentLength: length) { writer in
-                let counted = EndCountingWriter(base: writer, counters: counters, contentLength: length)
-                defer { counted.endOnce() } // a failed write ends the request too
-                try await body.write(counted)
+                let end = RequestEnd(counters: counters)
+                defer { end.once() } // a failed write ends the request too
+                try await body.write(EndCountingWriter(base: writer, end: end, contentLength: length))
             }
             return response
         } catch {
@@ -36,36 +36,32 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
 /// request in flight.
 private struct EndCountingWriter: ResponseBodyWriter {
     var base: any ResponseBodyWriter
-    let counters: TestServerCounters
+    let end: RequestEnd
     let contentLength: Int?
-    private var written = 0
-    private let ended = Ended()
-
-    init(base: any ResponseBodyWriter, counters: TestServerCounters, contentLength: Int?) {
-        self.base = base
-        self.counters = counters
-        self.contentLength = contentLength
-    }
-
-    func endOnce() {
-        if !ended.flag.exchange(true, ordering: .relaxed) { counters.requestEnded() }
-    }
+    var written = 0
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         written += buffer.readableBytes
-        if let contentLength, written >= contentLength { endOnce() }
+        if let contentLength, written >= contentLength { end.once() }
         try await base.write(buffer)
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
-        endOnce()
+        end.once()
         try await base.finish(trailingHeaders)
     }
 }
 
-/// Shared by the writer's copies: the one the body consumes and the one that ends a failed write.
-private final class Ended: Sendable {
-    let flag = Atomic(false)
+/// A request's end, counted once: by the writer, or after a write that failed.
+private final class RequestEnd: Sendable {
+    let counters: TestServerCounters
+    private let done = Atomic(false)
+
+    init(counters: TestServerCounters) { self.counters = counters }
+
+    func once() {
+        if !done.exchange(true, ordering: .relaxed) { counters.requestEnded() }
+    }
 }
 
 /// Counts connections as Hummingbird opens and closes them.

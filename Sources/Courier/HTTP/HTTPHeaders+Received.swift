@@ -120,7 +120,7 @@ final class ReceivedHeaderBytes {
     let capacity: Int
 
     /// An empty block with room for `capacity` bytes.
-    private init(capacity: Int) {
+    init(capacity: Int) {
         let buffer = RecycledBuffers.headers.take(atLeast: capacity)
         self.bytes = buffer.assumingMemoryBound(to: UInt8.self)
         self.capacity = RecycledBuffers.capacity(of: buffer)
@@ -128,11 +128,9 @@ final class ReceivedHeaderBytes {
 
     deinit { RecycledBuffers.headers.give(bytes) }
 
-    static func make(capacity: Int) -> ReceivedHeaderBytes { ReceivedHeaderBytes(capacity: capacity) }
-
     /// A block holding one field line (given without its line break).
     static func make(line: UnsafeRawBufferPointer) -> ReceivedHeaderBytes {
-        let block = make(capacity: line.count + 1)
+        let block = ReceivedHeaderBytes(capacity: line.count + 1)
         block.append(line, newline: true)
         return block
     }
@@ -156,7 +154,7 @@ final class ReceivedHeaderBytes {
 
     /// A copy of this block's bytes with room for `capacity` bytes in all.
     func copy(capacity: Int) -> ReceivedHeaderBytes {
-        let copy = Self.make(capacity: capacity)
+        let copy = ReceivedHeaderBytes(capacity: capacity)
         copy.append(UnsafeRawBufferPointer(start: bytes, count: byteCount))
         return copy
     }
@@ -217,7 +215,7 @@ struct ReceivedHeaderCollector {
     private mutating func append(_ content: UnsafeRawBufferPointer) {
         let needed = content.count + 1
         if block == nil {
-            block = ReceivedHeaderBytes.make(capacity: Swift.max(needed, Self.initialCapacity))
+            block = ReceivedHeaderBytes(capacity: Swift.max(needed, Self.initialCapacity))
         } else if !isKnownUniquelyReferenced(&block!) || block!.freeCapacity < needed {
             // No binding of `block` before the check: a second reference would always fail it.
             block = block!.copy(capacity: Swift.max(block!.byteCount + needed, 2 * block!.byteCount))

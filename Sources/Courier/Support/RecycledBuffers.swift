@@ -24,8 +24,8 @@ final class RecycledBuffers: Sendable {
     /// first, so it also sees that a buffer's bytes written by one thread happen before another
     /// thread reuses it.
     private let stack = LockedValue(Stack())
-    let largest: Int
-    let retainedLimit: Int
+    private let largest: Int
+    private let retainedLimit: Int
 
     init(largest: Int, retainedLimit: Int) {
         self.largest = largest
@@ -44,9 +44,9 @@ final class RecycledBuffers: Sendable {
             stack.retainedBytes -= buffer.size
             return buffer
         }
-        let buffer = UnsafeMutableRawPointer(bitPattern: recycled?.address ?? 0)
-        if let buffer, let recycled, recycled.size >= byteCount { return buffer }
-        guard let grown = realloc(buffer, byteCount) else {
+        if let recycled, recycled.size >= byteCount { return UnsafeMutableRawPointer(bitPattern: recycled.address)! }
+        // A new block, or a returned one too small for this response (realloc of nil is malloc).
+        guard let grown = realloc(recycled.flatMap { UnsafeMutableRawPointer(bitPattern: $0.address) }, byteCount) else {
             // Out of memory: the same outcome as Data's growth, which traps too.
             fatalError("cannot allocate \(byteCount) bytes for a response")
         }
@@ -61,7 +61,7 @@ final class RecycledBuffers: Sendable {
 
     /// Takes back a buffer from ``take(atLeast:)`` (or one it was realloc'd to); frees it when full.
     func give(_ buffer: UnsafeMutableRawPointer) {
-        let size = malloc_usable_size(buffer)
+        let size = Self.capacity(of: buffer)
         let kept = size <= largest && stack.withLock { stack -> Bool in
             guard stack.retainedBytes + size <= retainedLimit else { return false }
             stack.buffers.append((UInt(bitPattern: buffer), size))

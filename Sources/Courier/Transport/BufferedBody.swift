@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 
 /// A buffered response's body while it arrives: bytes copied into one malloc'd buffer, which
@@ -15,7 +14,7 @@ struct BufferedBody: ~Copyable {
     private(set) var count = 0
 
     /// What the buffer can hold: malloc's usable size of it, at least what was asked for.
-    var capacity: Int { bytes.map { malloc_usable_size($0) } ?? 0 }
+    var capacity: Int { bytes.map(RecycledBuffers.capacity(of:)) ?? 0 }
 
     init() {}
 
