@@ -72,7 +72,12 @@ import Testing
                 #expect(media.data == contents, "the upload arrived changed")
             case .download:
                 let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-matrix-\(UUID())")
-                defer { try? FileManager.default.removeItem(at: target) }
+                // A failed download keeps its bytes and sidecar beside the file, for a resume.
+                defer {
+                    for file in [target, target.appendingPathExtension("courier-download"), target.appendingPathExtension("courier-partial")] {
+                        try? FileManager.default.removeItem(at: file)
+                    }
+                }
                 let result = try await service.downloadFile(Files.media(server, id: fileID), to: target)
                 #expect(try Data(contentsOf: target) == Data(TestPattern.bytes(count: 300_000)))
                 #expect(result.bytes == 300_000)
