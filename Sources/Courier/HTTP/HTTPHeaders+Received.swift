@@ -6,8 +6,8 @@
 /// headers are never read, so parsing each line as it arrived, as an earlier version did, cost
 /// about 3,900 instructions of a small response for nothing (callgrind, Docs/Performance.md).
 ///
-/// The collector copies each line straight into one buffer (``ReceivedHeaderBytes``): a `memcpy`
-/// per line instead of a generic append (P12 in Docs/Performance.md), into a buffer that goes
+/// The collector copies each line straight into one raw buffer: a `memcpy` per line (P12 in
+/// Docs/Performance.md), with no object until the headers are read (P15), into a buffer that goes
 /// back to the loop for the next response (P14). Immutable once shared, so a response shares it
 /// freely across tasks.
 struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with a raw pointer; immutable once shared
@@ -104,8 +104,8 @@ struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with
     }
 }
 
-/// The bytes of a ``ReceivedHeaderBlock``. Written only by ``ReceivedHeaderCollector`` while it
-/// holds the sole reference (it copies first otherwise).
+/// The bytes of a ``ReceivedHeaderBlock``, immutable: ``ReceivedHeaderCollector`` writes the
+/// lines into a raw buffer and hands that over, whole, when the headers are read.
 ///
 /// The bytes are a buffer of ``RecycledBuffers/headers``, given back when the block goes: the
 /// loop thread fills the block and the caller's thread releases it (P14 in Docs/Performance.md).
@@ -113,119 +113,126 @@ struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with
 /// caller's thread freed into the loop thread's malloc arena.
 final class ReceivedHeaderBytes {
     let bytes: UnsafeMutablePointer<UInt8>
-    /// How many bytes are written, and how many fit. Unchecked: a class's `var` is otherwise
-    /// checked for exclusive access at run time on every read; one writer, before the block is
-    /// shared (see above).
-    @exclusivity(unchecked) private(set) var byteCount = 0
-    let capacity: Int
+    let byteCount: Int
 
-    /// An empty block with room for `capacity` bytes.
-    init(capacity: Int) {
-        let buffer = RecycledBuffers.headers.take(atLeast: capacity)
-        self.bytes = buffer.assumingMemoryBound(to: UInt8.self)
-        self.capacity = RecycledBuffers.capacity(of: buffer)
+    /// Takes over `bytes`, a buffer of ``RecycledBuffers/headers`` holding `byteCount` bytes.
+    init(taking bytes: UnsafeMutablePointer<UInt8>, byteCount: Int) {
+        self.bytes = bytes
+        self.byteCount = byteCount
     }
 
     deinit { RecycledBuffers.headers.give(bytes) }
-
-    /// A block holding one field line (given without its line break).
-    static func make(line: UnsafeRawBufferPointer) -> ReceivedHeaderBytes {
-        let block = ReceivedHeaderBytes(capacity: line.count + 1)
-        block.append(line, newline: true)
-        return block
-    }
-
-    var freeCapacity: Int { capacity - byteCount }
-
-    /// Appends `content`; the caller has made sure it fits and that it holds the only reference.
-    func append(_ content: UnsafeRawBufferPointer, newline: Bool = false) {
-        var end = byteCount
-        if let base = content.baseAddress { (bytes + end).initialize(from: base.assumingMemoryBound(to: UInt8.self), count: content.count) }
-        end += content.count
-        if newline {
-            bytes[end] = UInt8(ascii: "\n")
-            end += 1
-        }
-        byteCount = end
-    }
-
-    /// Forgets the bytes, keeping the room (sole reference only).
-    func removeAll() { byteCount = 0 }
-
-    /// A copy of this block's bytes with room for `capacity` bytes in all.
-    func copy(capacity: Int) -> ReceivedHeaderBytes {
-        let copy = ReceivedHeaderBytes(capacity: capacity)
-        copy.append(UnsafeRawBufferPointer(start: bytes, count: byteCount))
-        return copy
-    }
 }
 
 /// Collects the header lines of the last response, as curl's header callback hands them over:
 /// status lines, fields, the blank line that ends a head, and trailers.
-struct ReceivedHeaderCollector {
-    /// The last response's field lines, each ending with `\n` (see ``ReceivedHeaderBlock``);
-    /// shared with the `HTTPHeaders` that ``headers`` returned, so copied before a change then.
-    private var block: ReceivedHeaderBytes?
+///
+/// The lines go into a raw buffer the collector owns, with no object and no reference count to
+/// check per line; reading ``headers`` hands the buffer to a ``ReceivedHeaderBytes``, made
+/// once, then (P15 in Docs/Performance.md). Every line of every response passes here.
+struct ReceivedHeaderCollector: ~Copyable {
+    /// The last response's field lines, each ending with `\n` (see ``ReceivedHeaderBlock``),
+    /// while no one has read them; nil before the first line and after a read.
+    private var bytes: UnsafeMutablePointer<UInt8>?
+    private var byteCount = 0
+    private var capacity = 0
+    /// What ``headers`` returned, returned again until another line arrives: the block made of
+    /// the lines, or, once obsolete folding was met, the fields as strings, which later lines join.
+    private var handedOut: HTTPHeaders?
     /// Room for a typical response's fields, so most never grow.
     static let initialCapacity = 512
-    /// Obsolete line folding met: the fields are kept as strings from then on.
-    private var folded: HTTPHeaders?
+    /// Obsolete line folding met: the fields are kept as strings (``handedOut``) from then on.
+    private var folding = false
     /// The blank line that ends the head arrived: later lines are trailers, not kept.
     private(set) var headEnded = false
+
+    init() {}
+
+    deinit { if let bytes { RecycledBuffers.headers.give(bytes) } }
 
     /// Takes one line as curl delivered it, line break included. Returns true when it began a
     /// new response (a status line: the first, or one after a redirect, a `100 Continue` or a
     /// proxy's CONNECT), whose fields replace those collected so far.
     mutating func receive(_ line: UnsafeRawBufferPointer) -> Bool {
         // Through the base pointer: every line of every response passes here (P12).
-        guard let bytes = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        guard let start = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         var end = line.count
-        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        while end > 0, start[end - 1] == UInt8(ascii: "\n") || start[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         guard end > 0 else { // the blank line that ends a head: later lines are trailers
             headEnded = true
             return false
         }
-        if end >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
-           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
-            if block != nil {
-                if isKnownUniquelyReferenced(&block!) { block!.removeAll() } else { block = nil }
-            }
-            folded = nil
+        if end >= 5, start[0] == UInt8(ascii: "H"), start[1] == UInt8(ascii: "T"), start[2] == UInt8(ascii: "T"),
+           start[3] == UInt8(ascii: "P"), start[4] == UInt8(ascii: "/") {
+            byteCount = 0
+            handedOut = nil
+            folding = false
             headEnded = false
             return true
         }
         guard !headEnded else { return false }
-        let content = UnsafeRawBufferPointer(start: bytes, count: end)
-        if HTTPSyntax.isBlank(bytes[0]) { // a continuation of the last field (obsolete folding)
-            if folded == nil { folded = headers }
-            var start = 0
-            while start < end, HTTPSyntax.isBlank(bytes[start]) { start += 1 }
-            folded!.appendToLastValue(String(decoding: content[start...], as: UTF8.self))
-        } else if folded != nil {
-            for field in ReceivedHeaderBlock(storage: .make(line: content)).fields {
-                folded!.add(name: field.name, value: field.value)
-            }
+        if folding || HTTPSyntax.isBlank(start[0]) {
+            receiveFolding(UnsafeRawBufferPointer(start: start, count: end))
         } else {
-            append(content)
+            append(start, end)
         }
         return false
     }
 
-    /// Copies one field line into the block, with `\n` after it.
-    private mutating func append(_ content: UnsafeRawBufferPointer) {
-        let needed = content.count + 1
-        if block == nil {
-            block = ReceivedHeaderBytes(capacity: Swift.max(needed, Self.initialCapacity))
-        } else if !isKnownUniquelyReferenced(&block!) || block!.freeCapacity < needed {
-            // No binding of `block` before the check: a second reference would always fail it.
-            block = block!.copy(capacity: Swift.max(block!.byteCount + needed, 2 * block!.byteCount))
-        }
-        block!.append(content, newline: true)
+    /// Copies one field line into the buffer, with `\n` after it.
+    @inline(__always)
+    private mutating func append(_ line: UnsafePointer<UInt8>, _ count: Int) {
+        if handedOut != nil || capacity - byteCount <= count { makeRoom(for: count + 1) }
+        let end = bytes! + byteCount
+        end.initialize(from: line, count: count)
+        end[count] = UInt8(ascii: "\n")
+        byteCount += count + 1
     }
 
+    /// A buffer with room for `needed` more bytes, holding the lines so far: those handed out
+    /// (read early, then more arrived), or those in a buffer too small.
+    private mutating func makeRoom(for needed: Int) {
+        let kept = handedOut?.receivedBlock.map { UnsafeRawBufferPointer(start: $0.storage.bytes, count: $0.storage.byteCount) }
+            ?? UnsafeRawBufferPointer(start: bytes, count: byteCount)
+        let wanted = Swift.max(kept.count + needed, 2 * kept.count, Self.initialCapacity)
+        let grown = RecycledBuffers.headers.take(atLeast: wanted)
+        if let base = kept.baseAddress { grown.copyMemory(from: base, byteCount: kept.count) }
+        if let bytes { RecycledBuffers.headers.give(bytes) }
+        bytes = grown.assumingMemoryBound(to: UInt8.self)
+        byteCount = kept.count
+        capacity = RecycledBuffers.capacity(of: grown)
+        handedOut = nil
+    }
+
+    /// A line once obsolete folding was met (a field's continuation, or any field after one):
+    /// the fields are kept as strings from then on. Rare; out of the way of the common lines.
+    private mutating func receiveFolding(_ content: UnsafeRawBufferPointer) {
+        if !folding {
+            handedOut = headers
+            folding = true
+        }
+        guard let first = content.first, HTTPSyntax.isBlank(first) else { // a field after the folding
+            var line = ReceivedHeaderCollector()
+            line.append(content.baseAddress!.assumingMemoryBound(to: UInt8.self), content.count)
+            for field in line.headers.fields { handedOut!.add(name: field.name, value: field.value) }
+            return
+        }
+        var start = 0
+        while start < content.count, HTTPSyntax.isBlank(content[start]) { start += 1 }
+        handedOut!.appendToLastValue(String(decoding: content[start...], as: UTF8.self))
+    }
+
+    /// The last response's fields. The first read hands the buffer to the block they share.
     var headers: HTTPHeaders {
-        if let folded { return folded }
-        guard let block, block.byteCount > 0 else { return HTTPHeaders() }
-        return HTTPHeaders(received: ReceivedHeaderBlock(storage: block))
+        mutating get {
+            if let handedOut { return handedOut }
+            guard let bytes, byteCount > 0 else { return HTTPHeaders() }
+            let headers = HTTPHeaders(received: ReceivedHeaderBlock(storage: ReceivedHeaderBytes(taking: bytes, byteCount: byteCount)))
+            self.bytes = nil
+            byteCount = 0
+            capacity = 0
+            handedOut = headers
+            return headers
+        }
     }
 }

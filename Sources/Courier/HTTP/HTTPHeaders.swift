@@ -47,6 +47,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     init(received block: ReceivedHeaderBlock) { storage = .received(block) }
 
+    /// The received block these headers still are, if no change made them fields.
+    var receivedBlock: ReceivedHeaderBlock? {
+        if case .received(let block) = storage { return block }
+        return nil
+    }
+
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
     public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
