@@ -74,7 +74,7 @@ import Testing
                 let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-matrix-\(UUID())")
                 // A failed download keeps its bytes and sidecar beside the file, for a resume.
                 defer {
-                    for file in [target, target.appendingPathExtension("courier-download"), target.appendingPathExtension("courier-partial")] {
+                    for file in [target, PartialDownload.dataFile(for: target), PartialDownload.sidecar(for: target)] {
                         try? FileManager.default.removeItem(at: file)
                     }
                 }
