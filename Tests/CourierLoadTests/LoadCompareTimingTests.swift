@@ -13,7 +13,8 @@ import Testing
     ///
     /// Except one: a stall of the machine (CI once held one run's client off the CPU for ~190 ms)
     /// lands in that run's p99 alone, and `compare` then rightly calls p99 `~` or even moves it the
-    /// wrong way. p50, p90 and the mean ignore such a stall and are always held to the verdict.
+    /// wrong way. A stall counts once it is as large as the slowdown measured: a tail 94 ms beyond
+    /// the base route (under an earlier 100 ms margin) hid the 40 ms at p99 in a CI run. p50, p90 and the mean ignore such a stall and are always held to the verdict.
     /// p99 is held to it on the first trio without a stall (a second trio is run when the first
     /// had one); if both stalled, p99 must at least not come out `better` for the slowed route.
     @Test func theSameServerIsUnchangedAndOneSlowedByAFifthIsSlower() async throws {
@@ -26,18 +27,20 @@ import Testing
                 options.duration = .seconds(10)
                 return try await LoadRunner(options: options).run()
             }
-            /// More than 1% of a run's requests waited 100 ms beyond what its route takes.
-            func stalled(_ result: LoadResult, route milliseconds: UInt64) -> Bool {
-                result.latency.value(atPercentile: 99) > (milliseconds + 100) * 1_000
+            let slowdown = 40 // ms: a fifth of the base route
+            /// More than 1% of a run's requests waited beyond what its route takes by as much as
+            /// the slowdown the comparison is to see.
+            func stalled(_ result: LoadResult, route milliseconds: Int) -> Bool {
+                result.latency.value(atPercentile: 99) > UInt64(milliseconds + slowdown) * 1_000
             }
             let robust: [LoadComparison.Metric] = [.percentile(50), .percentile(90), .mean]
             for attempt in 1...2 {
                 async let first = run(200)
                 async let second = run(200)
-                async let slowed = run(240)
+                async let slowed = run(200 + slowdown)
                 let (base, same, slow) = try await (first, second, slowed)
                 for result in [base, same, slow] { #expect(result.errors == 0 && result.requests > 1_500) }
-                let stall = stalled(base, route: 200) || stalled(same, route: 200) || stalled(slow, route: 240)
+                let stall = stalled(base, route: 200) || stalled(same, route: 200) || stalled(slow, route: 200 + slowdown)
                 let holdP99 = !stall || attempt == 2
 
                 let unchanged = try LoadComparison(base: base, new: same)
