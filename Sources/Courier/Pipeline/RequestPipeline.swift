@@ -35,7 +35,10 @@ struct RequestPipeline: Sendable {
         while true {
             try Task.checkCancellation()
             try checkAccepting()
-            let request = try await authorized(try prepare())
+            // Checked here, not only in `authorized`: calling an async function costs its frame's
+            // allocation even when it returns at once, and most requests of a service without
+            // an authorizer would pay it for nothing.
+            let request = needsAuthorization ? try await authorized(try prepare()) : try prepare()
             let attemptStarted = MonotonicClock.nanoseconds()
             if state.started == 0 { state.started = attemptStarted }
             let output: T.Output
@@ -194,6 +197,9 @@ struct RequestPipeline: Sendable {
         try await wait(delay, attempt: state.retries, reason: "HTTP \(head.status)", status: head.status)
         return nil
     }
+
+    /// Whether ``authorized(_:)`` has anything to do for this operation.
+    var needsAuthorization: Bool { context.authorize && service.configuration.auth.authorizer != nil }
 
     /// `request` with the authorizer's credentials, when this operation is authorized. Out of
     /// line: inlined into `run`, whose frame lives while the request is in flight, it added
