@@ -12,6 +12,11 @@ struct AdmissionQueue<Element, Key: Hashable> {
 
     private(set) var runningTotal = 0
     private var running: [Key: Int] = [:]
+    /// One key's running count, kept out of `running`: a service that talks to one host (the
+    /// common case) admits and releases with a key comparison and no hashing. Each access of
+    /// `running` hashes the key (SipHash), about 150 instructions a request for the two. The key
+    /// gives its place to another only while it runs nothing.
+    private var hot: (key: Key, count: Int)?
     private var waiting: [Key: Deque<(sequence: UInt64, element: Element)>] = [:]
     private var nextSequence: UInt64 = 0
     private(set) var waitingCount = 0
@@ -28,11 +33,11 @@ struct AdmissionQueue<Element, Key: Hashable> {
     mutating func admit(_ element: Element, key: Key) -> Bool {
         if runningTotal < totalLimit, waitingCount == 0 || waiting[key] == nil {
             let limit = perKeyLimit
-            let admitted = { (count: inout Int) -> Bool in
+            let admitted = withCount(of: key, absent: 0) { count -> Bool in
                 guard count < limit else { return false }
                 count += 1
                 return true
-            }(&running[key, default: 0])
+            }
             if admitted {
                 runningTotal += 1
                 return true
@@ -48,7 +53,7 @@ struct AdmissionQueue<Element, Key: Hashable> {
     /// the table empties whenever nothing runs or waits, so keys do not pile up.
     mutating func release(key: Key) {
         runningTotal -= 1
-        running[key, default: 1] -= 1
+        withCount(of: key, absent: 1) { $0 -= 1 }
         if runningTotal == 0, waitingCount == 0 { running.removeAll(keepingCapacity: true) }
     }
 
@@ -56,7 +61,7 @@ struct AdmissionQueue<Element, Key: Hashable> {
     mutating func nextAdmissible() -> (element: Element, key: Key)? {
         guard runningTotal < totalLimit, waitingCount > 0 else { return nil }
         var best: (key: Key, sequence: UInt64)?
-        for (key, queue) in waiting where running[key, default: 0] < perKeyLimit {
+        for (key, queue) in waiting where runningCount(of: key) < perKeyLimit {
             if let head = queue.first, best == nil || head.sequence < best!.sequence {
                 best = (key, head.sequence)
             }
@@ -79,6 +84,21 @@ struct AdmissionQueue<Element, Key: Hashable> {
 
     private mutating func markRunning(_ key: Key) {
         runningTotal += 1
-        running[key, default: 0] += 1
+        withCount(of: key, absent: 0) { $0 += 1 }
+    }
+
+    private func runningCount(of key: Key) -> Int {
+        if let hot, hot.key == key { return hot.count }
+        return running[key, default: 0]
+    }
+
+    /// Runs `body` on `key`'s running count (`absent` when it has none), wherever it is kept.
+    private mutating func withCount<R>(of key: Key, absent: Int, _ body: (inout Int) -> R) -> R {
+        if hot != nil, hot!.key == key { return body(&hot!.count) }
+        guard hot == nil || hot!.count == 0 else { return body(&running[key, default: absent]) }
+        // The hot key runs nothing: this one takes its place, and its count leaves the table.
+        var count = running.removeValue(forKey: key) ?? absent
+        defer { hot = (key, count) }
+        return body(&count)
     }
 }
