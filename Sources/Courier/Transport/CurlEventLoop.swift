@@ -49,10 +49,11 @@ public final class CurlEventLoop: @unchecked Sendable {
     let multi: CurlMulti
     /// The actor's executor: the same thread and inbox, its jobs isolated to the actor.
     let serialExecutor = LoopSerialExecutor()
-    private var stopRequested = false
-    private var callerResumption: CallerResumption
+    // Loop-confined, so the runtime's exclusivity checks (two per resumed batch) guard nothing.
+    @exclusivity(unchecked) private var stopRequested = false
+    @exclusivity(unchecked) private var callerResumption: CallerResumption
     /// The resumed callers being run, swapped with ``CurlMulti/resumedCallers`` to keep both arrays' storage.
-    private var resumedBatch: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var resumedBatch: [UnsafeMutableRawPointer] = []
     private var thread: pthread_t = 0
 
     init(multi: CurlMulti) throws(TransportError) {
