@@ -125,7 +125,12 @@ extension ServiceActor {
         transfer.fileOutput = file
         let bound = LoopBound(transfer)
         defer { transfer.receiveOutcome() }
-        return try await withTaskCancellationHandler {
+        // The standard library's variant without an isolation parameter: it stays on the caller's
+        // executor, which is what this `nonisolated(nonsending)` function wants anyway, where
+        // `withTaskCancellationHandler(operation:onCancel:isolation:)` switches to `#isolation` on
+        // the way in and out. Two executor switches a request fewer; on a task that prefers the
+        // loop each was a read of the task's preference under its status lock (Docs/Performance.md, P16).
+        return try await _unsafeInheritExecutor_withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in submit(bound, continuation) }
         } onCancel: { [loop] in
             loop.execute { bound.value.cancel(with: CancellationError()) }
@@ -146,7 +151,7 @@ extension ServiceActor {
         let bound = LoopBound(transfer)
         let boundBuffer = LoopBound(ResponseBodyBuffer())
         defer { transfer.receiveOutcome() }
-        let head = try await withTaskCancellationHandler {
+        let head = try await _unsafeInheritExecutor_withTaskCancellationHandler { // as in `start`
             try await withUnsafeThrowingContinuation { continuation in
                 boundBuffer.value.awaitHead(continuation) // the loop reaches the buffer only through the sink
                 loop.submit(bound.value, sink: .stream(boundBuffer.value), cancelled: Task.isCancelled)
