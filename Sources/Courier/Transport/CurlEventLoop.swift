@@ -222,6 +222,9 @@ public final class CurlEventLoop: @unchecked Sendable {
         }
         pthread_detach(pthread_self())
         for waiter in waiters { waiter.resume() }
+        // glibc gives an ended thread's identity to the next thread it creates (it reuses the
+        // stack that holds it): kept, a later pool thread would pass for this loop in `isCurrent`.
+        loopThread.store(0, ordering: .releasing)
     }
 
     /// Returns once the loop thread has cleaned up curl and ended.
