@@ -198,15 +198,19 @@ struct RequestPipeline: Sendable {
         return nil
     }
 
+    /// The authorizer this operation's requests go through, if any: the one condition both
+    /// `run`'s check and ``authorized(_:)`` read.
+    private var authorizer: (any Authorizer)? { context.authorize ? service.configuration.auth.authorizer : nil }
+
     /// Whether ``authorized(_:)`` has anything to do for this operation.
-    var needsAuthorization: Bool { context.authorize && service.configuration.auth.authorizer != nil }
+    var needsAuthorization: Bool { authorizer != nil }
 
     /// `request` with the authorizer's credentials, when this operation is authorized. Out of
     /// line: inlined into `run`, whose frame lives while the request is in flight, it added
     /// 1 KB to every waiting request (measured from the binary's async function records).
     @inline(never)
     nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
-        guard context.authorize, let authorizer = service.configuration.auth.authorizer else { return request }
+        guard let authorizer else { return request }
         var signed = request
         try await authorizer.authorize(&signed, context: AuthorizationContext(service: service, request: context))
         return signed
