@@ -14,7 +14,8 @@ import Testing
     /// Except one: a stall of the machine (CI once held one run's client off the CPU for ~190 ms)
     /// lands in that run's p99 alone, and `compare` then rightly calls p99 `~` or even moves it the
     /// wrong way. A stall counts once it is as large as the slowdown measured: a tail 94 ms beyond
-    /// the base route (under an earlier 100 ms margin) hid the 40 ms at p99 in a CI run. p50, p90 and the mean ignore such a stall and are always held to the verdict.
+    /// the base route (under an earlier 100 ms margin) hid the 40 ms at p99 in a CI run. p50, p90
+    /// and the mean ignore such a stall and are always held to the verdict.
     /// p99 is held to it on the first trio without a stall (a second trio is run when the first
     /// had one); if both stalled, p99 must at least not come out `better` for the slowed route.
     @Test func theSameServerIsUnchangedAndOneSlowedByAFifthIsSlower() async throws {
