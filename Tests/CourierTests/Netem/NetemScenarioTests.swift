@@ -33,18 +33,21 @@ struct NetemScenarioTests {
             parameters.chunkSize = 8 << 20
             let task = service.upload(link.insert(name: "flap-\(UUID()).bin", upload: parameters))
             let link = link
+            let resets = LockedValue(0)
             let flapped = Task {
                 while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.flap(for: .seconds(2))
                 while task.currentProgress.bytesSent < Int64(link.uploadBytes) * 11 / 20 { try await Task.sleep(for: .milliseconds(20)) }
-                try await link.resetConnections(for: .seconds(1))
+                let answered = try await link.resetConnections(for: .seconds(1))
+                resets.withLock { $0 = answered }
             }
             let object = try await NetemLink.awaiting(flapped) { try await task.value }
-            #expect(await retries.count >= 1, "the reset connection was recovered by a retry")
+            #expect(await retries.count >= 1, "the reset connection was recovered by a retry (\(resets.withLock { $0 }) packets reset)")
             #expect(object.json["size"]?.stringValue == String(link.uploadBytes))
             #expect(object.json["md5Hash"]?.stringValue == expected.md5Base64)
             #expect(object.json["crc32c"]?.stringValue == expected.crc32cBase64)
-            link.record("resumable upload, 2 s flap, 1 s of resets", bytes: link.uploadBytes, retries: await retries.count, since: started)
+            link.record("resumable upload, 2 s flap, 1 s of resets", bytes: link.uploadBytes, retries: await retries.count, since: started,
+                        note: "\(resets.withLock { $0 }) packets reset")
         }
     }
 
@@ -64,18 +67,21 @@ struct NetemScenarioTests {
             let started = ContinuousClock.now
             let received = LockedValue<Int64>(0)
             let link = link
+            let resets = LockedValue(0)
             let flapped = Task {
                 while received.withLock({ $0 }) < Int64(link.downloadBytes) * 2 / 5 { try await Task.sleep(for: .milliseconds(20)) }
                 try await link.flap(for: .seconds(2))
                 while received.withLock({ $0 }) < Int64(link.downloadBytes) * 11 / 20 { try await Task.sleep(for: .milliseconds(20)) }
-                try await link.resetConnections(for: .seconds(1))
+                let answered = try await link.resetConnections(for: .seconds(1))
+                resets.withLock { $0 = answered }
             }
             let options = DownloadOptions(progress: { progress in received.withLock { $0 = progress.bytesWritten } })
             _ = try await NetemLink.awaiting(flapped) { try await service.downloadFile(link.media(id: id), to: target, options: options) }
             let got = try Checksums.of(file: target)
             #expect(got.byteCount == Int64(link.downloadBytes))
             #expect(got.md5 == expected.md5 && got.crc32c == expected.crc32c, "byte-exact")
-            link.record("download, 2 s flap, 1 s of resets", bytes: link.downloadBytes, retries: await retries.count, since: started)
+            link.record("download, 2 s flap, 1 s of resets", bytes: link.downloadBytes, retries: await retries.count, since: started,
+                        note: "\(resets.withLock { $0 }) packets reset")
         }
     }
 
@@ -283,15 +289,52 @@ struct NetemLink: Sendable {
 
     /// For `duration`, the far side answers every packet to `courier serve` (or to `port`) with a
     /// TCP reset (nftables there), as a middlebox that drops connections would.
-    func resetConnections(port: Int? = nil, for duration: Duration) async throws {
+    ///
+    /// The rule stays past `duration` until it has answered at least one packet (for at most
+    /// `atMost`), and returns how many it answered. A rule that saw no packet leaves the scenario
+    /// without the reset it claims: a CI run's upload across the flap ended with no retry, and
+    /// a connection can be silent for a second (retransmission back-off after a flap).
+    @discardableResult
+    func resetConnections(port: Int? = nil, for duration: Duration, atMost limit: Duration = .seconds(15)) async throws -> Int {
         let port = port ?? server.port ?? 80
-        for command in ["add table inet courier_resets",
-                        "add chain inet courier_resets in { type filter hook input priority 0 ; policy accept ; }",
-                        "add rule inet courier_resets in tcp dport \(port) reject with tcp reset"] {
-            try await ip(["netns", "exec", farNamespace, "nft", command])
+        // One nft run, one transaction: the rule is in as soon as the call returns.
+        try await ip(["netns", "exec", farNamespace, "nft", """
+            add table inet courier_resets; \
+            add chain inet courier_resets in { type filter hook input priority 0 ; policy accept ; }; \
+            add rule inet courier_resets in tcp dport \(port) counter reject with tcp reset
+            """])
+        let started = ContinuousClock.now
+        var answered = 0
+        var failure: (any Error)?
+        do {
+            try await Task.sleep(for: duration)
+            answered = try await resetsAnswered()
+            while answered == 0, ContinuousClock.now - started < limit {
+                try await Task.sleep(for: .milliseconds(50))
+                answered = try await resetsAnswered()
+            }
+        } catch is CancellationError {
+        } catch {
+            failure = error
         }
-        try? await Task.sleep(for: duration) // cancelled or not, the rule goes
+        // Cancelled or not, the rule goes.
         try await ip(["netns", "exec", farNamespace, "nft", "delete table inet courier_resets"])
+        if let failure { throw failure }
+        return answered
+    }
+
+    /// The packets `resetConnections`' rule has answered so far (its nftables counter).
+    private func resetsAnswered() async throws -> Int {
+        let run = try await runProcess(URL(fileURLWithPath: "/usr/sbin/ip"),
+                                       ["netns", "exec", farNamespace, "nft", "list", "table", "inet", "courier_resets"],
+                                       timeout: 10, record: false)
+        guard run.status == 0 else { throw NetemError(message: "nft list table inet courier_resets: \(run.error)") }
+        let listing = String(decoding: run.output, as: UTF8.self)
+        guard let range = listing.range(of: #"counter packets (\d+)"#, options: .regularExpression),
+              let packets = Int(listing[range].split(separator: " ").last ?? "") else {
+            throw NetemError(message: "no counter in: \(listing)")
+        }
+        return packets
     }
 
     private func ip(_ arguments: [String]) async throws {
