@@ -33,16 +33,23 @@ struct InFlight: AsyncParsableCommand {
             _ = try await withTaskExecutorPreference(service.executor) {
                 try await ClosedLoop.drive(concurrency: connections, seconds: 0.1) { _ = try await service.send(request) }
             }
-            let threadsBefore = Probe.threads()
-            let rssBefore = Probe.residentKiB()
-            let peak = Mutex((rss: rssBefore, threadsMin: threadsBefore, threadsMax: threadsBefore))
-            let sampler = Task.detached {
-                while !Task.isCancelled {
+            // The sampler is a thread of its own, not a task: a task's sleeps and wakes would go
+            // through the global pool, whose thread count is what is measured. The "before"
+            // figures are taken once it runs, so they count it.
+            let peak = Mutex((rss: 0, threadsMin: Int.max, threadsMax: 0))
+            let stop = Atomic(false)
+            let sampler = Thread {
+                while !stop.load(ordering: .relaxed) {
                     let (rss, threads) = (Probe.residentKiB(), Probe.threads())
                     peak.withLock { $0 = (max($0.rss, rss), min($0.threadsMin, threads), max($0.threadsMax, threads)) }
-                    try? await Task.sleep(for: .milliseconds(20))
+                    usleep(20_000)
                 }
             }
+            sampler.start()
+            try await Task.sleep(for: .milliseconds(200))
+            let threadsBefore = Probe.threads()
+            let rssBefore = Probe.residentKiB()
+            peak.withLock { $0 = (rssBefore, threadsBefore, threadsBefore) }
             let started = ContinuousClock.now
             let succeeded = try await withTaskExecutorPreference(service.executor) {
                 try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -53,8 +60,7 @@ struct InFlight: AsyncParsableCommand {
                 }
             }
             let elapsed = ContinuousClock.now - started
-            sampler.cancel()
-            _ = await sampler.value
+            stop.store(true, ordering: .relaxed)
             let figures = peak.withLock { $0 }
             let perQuery = Double(figures.rss - rssBefore) * 1024 / Double(queries)
             print(String(format: "in-flight %d  succeeded %d  seconds %.2f  threads-before %d  threads-during %d-%d  rss-before-MiB %.1f  rss-peak-MiB %.1f  bytes/query %.0f",
