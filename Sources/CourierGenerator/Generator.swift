@@ -18,10 +18,13 @@ public enum Generator {
     ///   - filePrefix: names the files `<prefix>.swift`, `<prefix>+Queries.swift` and
     ///     `<prefix>+Schemas.swift`; the service name by default. The build plugin sets it, since
     ///     it must name its outputs before the document is read.
+    ///   - idempotency: the API's retry classes by method (``IdempotencyTable``); the built-in
+    ///     table of the document's API and version by default, if there is one.
     public static func generate(discovery: Data, moduleName: String, serviceName: String? = nil,
-                                filePrefix: String? = nil) throws -> GeneratedModule {
+                                filePrefix: String? = nil, idempotency: IdempotencyTable? = nil) throws -> GeneratedModule {
         let document = try DiscoveryDocument.parse(discovery)
-        let model = try Translator(document: document, moduleName: moduleName, serviceName: serviceName).translate()
+        let model = try Translator(document: document, moduleName: moduleName, serviceName: serviceName,
+                                   idempotency: idempotency).translate()
         let files = Renderer(module: model).render(filePrefix: filePrefix).map { GeneratedModule.File(name: $0.name, contents: $0.contents) }
         return GeneratedModule(moduleName: moduleName, files: files)
     }

@@ -381,6 +381,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -430,6 +431,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -479,6 +481,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -524,6 +527,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -577,6 +581,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -630,6 +635,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -683,6 +689,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -743,6 +750,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -807,6 +815,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -915,6 +924,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1044,6 +1054,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1107,6 +1118,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1171,6 +1183,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifMetagenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1395,6 +1408,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(bodyFields: ["etag"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1444,6 +1458,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1508,6 +1523,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifMetagenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1622,6 +1638,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1671,6 +1688,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1720,6 +1738,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1771,6 +1790,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1824,6 +1844,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -1877,6 +1898,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2677,6 +2699,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2726,6 +2749,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2775,6 +2799,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2820,6 +2845,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2878,6 +2904,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2934,6 +2961,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -2990,6 +3018,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3042,6 +3071,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3102,6 +3132,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3162,6 +3193,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .nonIdempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3281,6 +3313,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifGenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3404,6 +3437,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifGenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3508,6 +3542,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifGenerationMatch", "generation"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3589,6 +3624,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -3735,6 +3771,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifGenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 query.uploadPath = "/upload/storage/v1/b/{bucket}/o"
                 query.upload = self.upload
@@ -3865,6 +3902,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .idempotent
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -4050,6 +4088,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifMetagenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -4287,6 +4326,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifGenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -4516,6 +4556,7 @@ extension Storage {
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.methodIdempotency = .conditional(parameters: ["ifMetagenerationMatch"])
                 if let requestID = self.requestID { query.requestID = requestID }
                 return query
             }
@@ -4861,6 +4902,7 @@ extension Storage {
                     query.fields = self.fields
                     query.standardParameters = self.standardParameters
                     query.execution = self.execution
+                    query.methodIdempotency = .nonIdempotent
                     if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
@@ -4910,6 +4952,7 @@ extension Storage {
                     query.fields = self.fields
                     query.standardParameters = self.standardParameters
                     query.execution = self.execution
+                    query.methodIdempotency = .idempotent
                     if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
@@ -4959,6 +5002,7 @@ extension Storage {
                     query.fields = self.fields
                     query.standardParameters = self.standardParameters
                     query.execution = self.execution
+                    query.methodIdempotency = .idempotent
                     if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
@@ -5019,6 +5063,7 @@ extension Storage {
                     query.fields = self.fields
                     query.standardParameters = self.standardParameters
                     query.execution = self.execution
+                    query.methodIdempotency = .idempotent
                     if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
@@ -5072,6 +5117,7 @@ extension Storage {
                     query.fields = self.fields
                     query.standardParameters = self.standardParameters
                     query.execution = self.execution
+                    query.methodIdempotency = .conditional(bodyFields: ["etag"])
                     if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }
@@ -5119,6 +5165,7 @@ extension Storage {
                     query.fields = self.fields
                     query.standardParameters = self.standardParameters
                     query.execution = self.execution
+                    query.methodIdempotency = .idempotent
                     if let requestID = self.requestID { query.requestID = requestID }
                     return query
                 }

@@ -86,3 +86,27 @@ extension HTTPRequest {
         }
     }
 }
+
+extension HTTPRequest.Body {
+    /// A stream that declares zero bytes: curl reads nothing of a body of length 0, so such a
+    /// stream is read to its end before the request goes (``HTTPRequest/drainingEmptyStream()``).
+    var isEmptyStream: Bool {
+        if case .stream(0?, _) = storage { return true }
+        return false
+    }
+}
+
+extension HTTPRequest {
+    /// The request with its zero-length stream read and found empty, or a typed error when the
+    /// stream yields a byte: the length it declared would cut it (see ``TransportError/bodyLengthMismatch``).
+    func drainingEmptyStream() async throws -> HTTPRequest {
+        guard case .stream(_, let pump) = body.storage else { return self }
+        try await pump { _ in
+            throw TransportError(.bodyLengthMismatch, message: "the request body stream yielded more than its declared 0 bytes")
+        }
+        var drained = self
+        drained.body = .data(Data())
+        return drained
+    }
+}
+

@@ -13,23 +13,54 @@ struct RequestTarget: Sendable {
     let hostKey: HostKey
     let isHTTPS: Bool // last: it packs with the transfer's small fields
 
-    /// The target of `url`, or nil when it is not an absolute http(s) URL with a host.
-    init?(_ url: URL) {
+    /// The target of `url`; a typed error naming what is wrong when it is not an absolute http(s)
+    /// URL with a host and a port in range. Nothing here traps: a URL can come from a user, a
+    /// file or a server's `Location`, and Foundation accepts ports and hosts curl cannot use.
+    init(_ url: URL) throws(TransportError) {
         let string = url.absoluteString
-        if let fast = string.utf8.withContiguousStorageIfAvailable({ Self.scan($0) }), let (isHTTPS, hostEnd, port) = fast {
+        let scanned = string.utf8.withContiguousStorageIfAvailable { bytes -> Scan in
+            // curl takes the URL as a C string: a NUL would cut it and send the request elsewhere.
+            if bytes.count > 0, memchr(bytes.baseAddress!, 0, bytes.count) != nil { return .hasNUL }
+            return Self.scan(bytes).map { .plain(isHTTPS: $0.isHTTPS, hostEnd: $0.hostEnd, port: $0.port) } ?? .unusual
+        }
+        switch scanned {
+        case .plain(let isHTTPS, let hostEnd, let port):
             self.isHTTPS = isHTTPS
             hostKey = HostKey(text: string, hostEnd: hostEnd, port: port)
             return
+        case .hasNUL:
+            throw Self.invalid("the URL contains a NUL byte", url: string)
+        case .unusual, nil:
+            break
         }
         // Foundation's reading, for everything the scan leaves to it.
+        guard !string.utf8.contains(0) else { throw Self.invalid("the URL contains a NUL byte", url: string) }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
-        else { return nil }
+        else { throw Self.invalid("only absolute http and https URLs can be sent", url: string) }
         isHTTPS = scheme == "https"
         let prefix = "\(scheme)://\(host)"
-        guard prefix.utf8.count <= HostKey.maxHostEnd else { return nil }
+        guard prefix.utf8.count <= HostKey.maxHostEnd else {
+            throw Self.invalid("the host is \(host.utf8.count) bytes long, more than a URL's host can be", url: string)
+        }
         let port = url.port ?? (isHTTPS ? 443 : 80)
+        guard (0...65535).contains(port) else {
+            throw Self.invalid("port \(port) is out of range (0 to 65535)", url: string)
+        }
         hostKey = HostKey(text: "\(prefix):\(port)", hostEnd: prefix.utf8.count, port: port)
+    }
+
+    private enum Scan {
+        case plain(isHTTPS: Bool, hostEnd: Int, port: Int)
+        case hasNUL
+        /// Left to Foundation's reading.
+        case unusual
+    }
+
+    /// The URL goes in the error redacted, and cut: a hostile one can be megabytes long.
+    private static func invalid(_ message: String, url: String) -> TransportError {
+        let shown = url.utf8.count > 512 ? String(decoding: url.utf8.prefix(512), as: UTF8.self) + "…" : url
+        return TransportError(.invalidRequest, message: message, url: shown.replacingOccurrences(of: "\0", with: "%00"))
     }
 
     /// `http[s]://host[:port][/?#…]` with a lowercase scheme and a plain host: whether it is
@@ -106,14 +137,16 @@ struct HostKey: Hashable, Sendable, CustomStringConvertible {
     /// The longest `scheme://host` a key holds: longer than any host name DNS allows.
     static let maxHostEnd = Int(UInt16.max)
 
+    /// `hostEnd` and `port` are checked by ``RequestTarget`` (at most ``maxHostEnd``, 0...65535);
+    /// out of range they are clamped here rather than trap.
     init(text: String, hostEnd: Int, port: Int) {
         self.text = text
-        self.hostEnd = UInt16(hostEnd)
-        self.port = UInt16(port)
+        self.hostEnd = UInt16(clamping: hostEnd)
+        self.port = UInt16(clamping: port)
         func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt32 {
             var hash: UInt32 = 2_166_136_261
             for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-            return (hash ^ UInt32(port)) &* 16_777_619
+            return (hash ^ UInt32(truncatingIfNeeded: port)) &* 16_777_619
         }
         // Over the contiguous bytes: the generic UTF-8 view costs about 30 instructions a byte.
         hash = text.utf8.withContiguousStorageIfAvailable { fnv1a(UnsafeBufferPointer(rebasing: $0[..<hostEnd])) }
@@ -144,10 +177,7 @@ extension HTTPRequest {
         guard method.isValidToken else {
             throw TransportError(.invalidRequest, message: "invalid method \(method.rawValue.debugDescription)")
         }
-        guard let target = RequestTarget(url) else {
-            throw TransportError(.invalidRequest, message: "only absolute http and https URLs can be sent",
-                                 url: url.absoluteString)
-        }
+        let target = try RequestTarget(url)
         if let field = headers.firstInvalidField() {
             throw TransportError(.invalidRequest,
                                  message: "header \(field.name.debugDescription) has a name or value that cannot be sent (CR, LF, NUL or a non-token name)")

@@ -17,7 +17,7 @@ public struct TransportError: CodedError, Hashable {
     enum Code: String, Sendable, Hashable {
         case timedOut, connectionFailed, hostNotFound, tlsFailure, connectionLost, bodyTooLarge
         case cancelled, shutdown, invalidRequest, tooManyRedirects, fileError, protocolError
-        case headerTooLarge, unknown
+        case headerTooLarge, bodyLengthMismatch, unknown
     }
 
     let code: Code
@@ -70,6 +70,9 @@ public struct TransportError: CodedError, Hashable {
     public static let protocolError = TransportError(.protocolError)
     /// The response header block exceeded libcurl's limit.
     public static let headerTooLarge = TransportError(.headerTooLarge)
+    /// A streamed request body yielded more or fewer bytes than the length it declared. The
+    /// transfer is aborted before the body's last byte, so the server never holds a cut body.
+    public static let bodyLengthMismatch = TransportError(.bodyLengthMismatch)
 
     /// Whether sending again may succeed: resets, timeouts and failed connects.
     public var isTransient: Bool {

@@ -51,6 +51,9 @@ public struct Query<Response: QueryResponse>: Sendable {
     public var uploadPath: URITemplate?
     /// The MIME types and size the method accepts as media, checked before an upload starts.
     public var mediaUploadLimits: MediaUploadLimits?
+    /// How the API's owner classes this method for retry (generated from the API's table); nil
+    /// keeps HTTP's rule by method and precondition. See ``MethodIdempotency``.
+    public var methodIdempotency: MethodIdempotency?
 
     public init(api: APIDescription, name: String, method: HTTPMethod = .get, path: URITemplate,
                 pathParameters: [String: String] = [:], parameters: QueryParameters = [:], body: JSONValue? = nil) {
@@ -72,6 +75,7 @@ public struct Query<Response: QueryResponse>: Sendable {
         self.upload = nil
         self.uploadPath = nil
         self.mediaUploadLimits = nil
+        self.methodIdempotency = nil
     }
 
     /// Whether executing the query uploads media.

@@ -57,7 +57,21 @@ enum RequestBuilder {
             }
         }
         if let timeouts = query.execution.timeouts { request.timeouts = timeouts }
-        request.idempotency = query.execution.idempotency
+        request.idempotency = query.requestIdempotency
+        return request
+    }
+
+    /// A request an operation makes after its query's first, to a URL the server gave (an upload
+    /// session's chunks and status queries): the query's own headers go with it, since some
+    /// must be on every request (Cloud Storage's `x-goog-encryption-*` and `x-goog-user-project`),
+    /// and so does the application's User-Agent.
+    static func followUp<Response>(_ query: Query<Response>, method: HTTPMethod, url: URL,
+                                   configuration: ServiceActor.Configuration) -> HTTPRequest {
+        var request = HTTPRequest(method: method, url: url, headers: query.headers)
+        if let applicationName = configuration.queries.applicationName, request.headers["User-Agent"] == nil {
+            request.headers["User-Agent"] = "\(applicationName) \(configuration.transport.userAgent)"
+        }
+        if let timeouts = query.execution.timeouts { request.timeouts = timeouts }
         return request
     }
 

@@ -121,6 +121,7 @@ extension ServiceActor {
     private nonisolated(nonsending) func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?)
         async throws -> HTTPResponse
     {
+        if request.body.isEmptyStream { return try await start(request.drainingEmptyStream(), delivery: delivery, file: file) }
         let transfer = try makeTransfer(request, delivery: delivery)
         transfer.fileOutput = file
         let bound = LoopBound(transfer)
@@ -147,6 +148,7 @@ extension ServiceActor {
 
     /// One exchange that returns at the response head.
     nonisolated(nonsending) func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        if request.body.isEmptyStream { return try await transmitStreaming(request.drainingEmptyStream()) }
         let transfer = try makeTransfer(request, delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10))
         let bound = LoopBound(transfer)
         let boundBuffer = LoopBound(ResponseBodyBuffer())

@@ -65,7 +65,7 @@ final class RequestBodySource {
             return RequestBodySource(storage: .file(descriptor: descriptor, base: selected.lowerBound),
                                      length: Int64(selected.count))
         case .stream(let length, _):
-            return RequestBodySource(storage: .stream(StreamBuffer()), length: length)
+            return RequestBodySource(storage: .stream(StreamBuffer(declaredLength: length)), length: length)
         case .parts(let parts):
             var sources: [RequestBodySource] = []
             for part in parts {
@@ -179,6 +179,12 @@ final class RequestBodySource {
 }
 
 /// The bounded buffer between a streamed body's producer task and curl's read callback. Loop-confined.
+///
+/// A body that declares its length must yield exactly that many bytes. curl stops reading at
+/// the declared length and completes the request, so a stream with one byte too many would
+/// arrive cut and still get its 200. The buffer therefore keeps the body's last byte back until
+/// the producer has ended: a byte past the length, or an end before it, fails the transfer
+/// while the server still waits for that byte, and it stores nothing.
 final class StreamBuffer {
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
@@ -189,18 +195,32 @@ final class StreamBuffer {
     private var producerFinished = false
     private var failure: (any Error)?
     private var waitingProducer: UnsafeContinuation<Void, any Error>?
+    /// The `Content-Length` sent, or nil for a chunked body.
+    private let declaredLength: Int64?
+    /// Bytes the producer has offered, and bytes handed to curl.
+    private var offered: Int64 = 0
+    private var handedOut: Int64 = 0
     /// Set by the transfer so new data can unpause curl.
     var onData: (() -> Void)?
     var producerTask: Task<Void, Never>?
+
+    init(declaredLength: Int64? = nil) {
+        self.declaredLength = declaredLength
+    }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> RequestBodySource.ReadResult {
         if let failure {
             return .failed(failure as? TransportError
                 ?? TransportError(.fileError, message: "request body stream failed: \(failure)"))
         }
+        var room = buffer.count
+        if let declaredLength, !producerFinished {
+            // The last byte waits for the producer's end (see the type's comment).
+            room = Int(clamping: min(Int64(room), max(0, declaredLength - 1 - handedOut)))
+        }
         var written = 0
-        while written < buffer.count, let chunk = chunks.first {
-            let count = min(buffer.count - written, chunk.count - headOffset)
+        while written < room, let chunk = chunks.first {
+            let count = min(room - written, chunk.count - headOffset)
             chunk.withUnsafeBytes { bytes in
                 (buffer.baseAddress! + written).copyMemory(from: bytes.baseAddress! + headOffset, byteCount: count)
             }
@@ -212,6 +232,7 @@ final class StreamBuffer {
             }
         }
         buffered -= written
+        handedOut += Int64(written)
         if buffered <= Self.lowWater, let producer = waitingProducer {
             waitingProducer = nil
             producer.resume()
@@ -224,6 +245,14 @@ final class StreamBuffer {
     func offer(_ chunk: Data, continuation: UnsafeContinuation<Void, any Error>) {
         if let failure {
             continuation.resume(throwing: failure)
+            return
+        }
+        offered += Int64(chunk.count)
+        if let declaredLength, offered > declaredLength {
+            let error = TransportError(.bodyLengthMismatch,
+                                       message: "the request body stream yielded more than its declared \(declaredLength) bytes")
+            fail(error)
+            continuation.resume(throwing: error)
             return
         }
         chunks.append(chunk)
@@ -239,7 +268,23 @@ final class StreamBuffer {
     /// The producer ended: `error` nil means the body is complete.
     func finish(error: (any Error)?) {
         guard !producerFinished, failure == nil else { return }
-        if let error { failure = error } else { producerFinished = true }
+        if let error {
+            failure = error
+        } else if let declaredLength, offered != declaredLength {
+            failure = TransportError(.bodyLengthMismatch,
+                                     message: "the request body stream ended after \(offered) of its declared \(declaredLength) bytes")
+        } else {
+            producerFinished = true
+        }
+        onData?()
+    }
+
+    /// Fails the body: curl's next read aborts the transfer with `error`.
+    private func fail(_ error: TransportError) {
+        guard failure == nil else { return }
+        failure = error
+        chunks.removeAll()
+        buffered = 0
         onData?()
     }
 

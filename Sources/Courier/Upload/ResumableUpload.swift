@@ -146,15 +146,17 @@ struct ResumableUpload<Response: QueryResponse> {
         request.headers["X-Upload-Content-Type"] = parameters.mimeType
         if let total = machine.total { request.headers["X-Upload-Content-Length"] = String(total) }
         if request.body.isEmpty { request.headers["Content-Length"] = "0" }
-        // Opening a session writes nothing: a repeat only opens another, which is left to expire.
-        request.idempotency = .always
+        // The initiation follows its method's class where the API has one: Cloud Storage's
+        // `objects.insert` repeats only with `ifGenerationMatch`. Without a class, opening a
+        // session writes nothing: a repeat only opens another, which is left to expire.
+        if query.methodIdempotency == nil, query.execution.idempotency == .automatic { request.idempotency = .always }
         control.publish(UploadProgress(bytesSent: 0, totalBytes: machine.total))
         let response: HTTPResponse
         do {
             // The upload protocol recovers from failures itself (see `failed(with:sessionGone:)`).
             response = try await execution.perform(request) { $0.retry = .disabled }
         } catch {
-            return try failed(with: error, sessionGone: false)
+            return try failed(with: error, sessionGone: false, idempotent: request.isIdempotent)
         }
         guard let location = response.headers["Location"],
               let sessionURI = URL(string: location, relativeTo: RequestBuilder.rootURL(for: query, configuration: execution.configuration))?.absoluteURL
@@ -179,7 +181,7 @@ struct ResumableUpload<Response: QueryResponse> {
 
     private mutating func send(chunk range: Range<Int64>) async throws -> UploadStateMachine.Action {
         guard let sessionURI = machine.sessionURI else { return machine.failed(sessionGone: true) }
-        var request = HTTPRequest(method: .put, url: sessionURI)
+        var request = RequestBuilder.followUp(query, method: .put, url: sessionURI, configuration: execution.configuration)
         request.headers["Content-Range"] = UploadStateMachine.contentRange(range, total: machine.total)
         if let buffer = stream?.buffer {
             // The buffer's pieces as they are: the chunk is not copied again.
@@ -201,7 +203,7 @@ struct ResumableUpload<Response: QueryResponse> {
 
     private mutating func queryStatus() async throws -> UploadStateMachine.Action {
         guard let sessionURI = machine.sessionURI else { return machine.failed(sessionGone: true) }
-        var request = HTTPRequest(method: .put, url: sessionURI)
+        var request = RequestBuilder.followUp(query, method: .put, url: sessionURI, configuration: execution.configuration)
         request.headers["Content-Range"] = "bytes */\(machine.total.map(String.init) ?? "*")"
         request.headers["Content-Length"] = "0"
         // With every byte sent, this request completes the upload (the end of a stream on a chunk boundary).
@@ -285,8 +287,8 @@ struct ResumableUpload<Response: QueryResponse> {
 
     /// A failed request: transient ones wait and ask the server where things stand; others end the
     /// upload. Every request of the session is idempotent by protocol (a chunk names its range), so
-    /// the retry rules are the pipeline's with idempotency granted.
-    private mutating func failed(with error: any Error, sessionGone: Bool) throws -> UploadStateMachine.Action {
+    /// the retry rules are the pipeline's with idempotency granted; the initiation's is its method's.
+    private mutating func failed(with error: any Error, sessionGone: Bool, idempotent: Bool = true) throws -> UploadStateMachine.Action {
         let outcome: RetryStateMachine.Outcome
         switch error {
         case let error as TransportError: outcome = .transportFailure(error)
@@ -295,7 +297,7 @@ struct ResumableUpload<Response: QueryResponse> {
                                 reasons: error.items.compactMap(\.reason))
         default: throw error
         }
-        guard let delay = service.pipeline(execution.context).decide(outcome, idempotent: true, state: &retry) else { throw error }
+        guard let delay = service.pipeline(execution.context).decide(outcome, idempotent: idempotent, state: &retry) else { throw error }
         pending = (delay, "\(error)", (error as? APIError)?.status)
         return machine.failed(sessionGone: sessionGone)
     }

@@ -1,3 +1,5 @@
+import Courier
+
 /// ``SwiftModule`` → source files, deterministically: the same document always gives the same
 /// bytes, so regenerating shows only real changes and CI can check the committed code.
 struct Renderer {
@@ -244,6 +246,7 @@ struct Renderer {
             writer.line("query.fields = self.fields")
             writer.line("query.standardParameters = self.standardParameters")
             writer.line("query.execution = self.execution")
+            if let idempotency = method.idempotency { writer.line("query.methodIdempotency = \(Self.literal(idempotency))") }
             writer.line("if let requestID = self.requestID { query.requestID = requestID }")
             if let path = method.uploadPath {
                 writer.line("query.uploadPath = \(CodeWriter.literal(path))")
@@ -254,6 +257,20 @@ struct Renderer {
                 }
             }
             writer.line("return query")
+        }
+    }
+
+    /// `.idempotent`, `.conditional(parameters: [...], bodyFields: [...])` or `.nonIdempotent`.
+    static func literal(_ idempotency: MethodIdempotency) -> String {
+        switch idempotency {
+        case .idempotent: return ".idempotent"
+        case .nonIdempotent: return ".nonIdempotent"
+        case .conditional(let parameters, let fields):
+            func list(_ names: [String]) -> String { "[" + names.map(CodeWriter.literal).joined(separator: ", ") + "]" }
+            var arguments: [String] = []
+            if !parameters.isEmpty { arguments.append("parameters: \(list(parameters))") }
+            if !fields.isEmpty { arguments.append("bodyFields: \(list(fields))") }
+            return ".conditional(\(arguments.joined(separator: ", ")))"
         }
     }
 

@@ -1,3 +1,5 @@
+import Courier
+
 /// The generated module as Swift declarations, before any text: what the translator builds from
 /// a discovery document and the renderer prints. Small on purpose: only what a client needs.
 struct SwiftModule: Equatable {
@@ -68,6 +70,8 @@ struct MethodDecl: Equatable {
     var supportsMediaDownload: Bool
     var usesMediaDownloadService: Bool
     var deprecated: Bool
+    /// The method's retry class from the API's ``IdempotencyTable``; nil keeps HTTP's rule.
+    var idempotency: MethodIdempotency? = nil
 }
 
 struct ParameterDecl: Equatable {

@@ -85,7 +85,8 @@ extension Translator {
             uploadMaxSize: isUpload ? method.mediaUpload?.maxSize.flatMap(Self.byteCount) : nil,
             supportsMediaDownload: method.supportsMediaDownload == true,
             usesMediaDownloadService: method.supportsMediaDownload == true && method.useMediaDownloadService == true,
-            deprecated: method.deprecated == true
+            deprecated: method.deprecated == true,
+            idempotency: idempotency?.methods[method.id]
         )
     }
 

@@ -4,13 +4,16 @@ struct Translator {
     let document: DiscoveryDocument
     let moduleName: String
     let serviceName: String
+    /// The API's retry classes by method ID, when it has a table.
+    let idempotency: IdempotencyTable?
     /// Schema id → its Swift type name at module level.
     private(set) var schemaNames: [String: String] = [:]
     /// Schema id → the resources whose paged methods (taking `pageToken`) answer with it.
     private(set) var pagedResources: [String: Set<String>] = [:]
 
-    init(document: DiscoveryDocument, moduleName: String, serviceName: String? = nil) {
+    init(document: DiscoveryDocument, moduleName: String, serviceName: String? = nil, idempotency: IdempotencyTable? = nil) {
         self.document = document
+        self.idempotency = idempotency ?? IdempotencyTable.builtIn(api: document.name, version: document.version)
         self.moduleName = moduleName
         let service = serviceName ?? Names.upperCamel(document.name)
         self.serviceName = service

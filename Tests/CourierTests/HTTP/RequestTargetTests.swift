@@ -19,7 +19,7 @@ import Testing
         ("http://ex%41mple.com/", false, "http://exAmple.com:80"),
     ])
     func targets(url: String, isHTTPS: Bool, hostKey: String) throws {
-        let target = try #require(RequestTarget(URL(string: url)!))
+        let target = try RequestTarget(URL(string: url)!)
         #expect(target.isHTTPS == isHTTPS)
         #expect(target.hostKey.description == hostKey)
     }
@@ -28,14 +28,14 @@ import Testing
                       "httpx://example.com/"])
     func notSendable(url: String) {
         guard let parsed = URL(string: url) else { return }
-        #expect(RequestTarget(parsed) == nil)
+        #expect(throws: TransportError.invalidRequest) { try RequestTarget(parsed) }
         #expect(throws: TransportError.self) { try HTTPRequest(url: parsed).validate() }
     }
 
     /// Keys compare scheme, host and port, whatever else their URLs hold; the port given or
     /// the scheme's default alike.
     @Test func hostKeysCompareSchemeHostAndPort() throws {
-        func key(_ url: String) throws -> HostKey { try #require(RequestTarget(URL(string: url)!)).hostKey }
+        func key(_ url: String) throws -> HostKey { try RequestTarget(URL(string: url)!).hostKey }
         let same = [
             ["http://a.example/x?y=1", "http://a.example:80", "http://a.example:80/other#f", "http://user@a.example/"],
             ["https://a.example", "https://a.example:443/x"],
@@ -54,7 +54,38 @@ import Testing
         #expect(try key("https://a.example").port == 443 && key("http://a.example:8080/x").port == 8080)
         // A host longer than a key holds (and than DNS allows) is refused, not cut.
         let long = try #require(URL(string: "http://\(String(repeating: "a", count: 70_000)).example/"))
-        #expect(RequestTarget(long) == nil)
+        #expect(throws: TransportError.invalidRequest) { try RequestTarget(long) }
+    }
+
+    /// Hostile URLs Foundation parses (issue 51): each is a typed error naming what is wrong, and
+    /// the process lives. A port past 65,535 trapped in the host key's narrowing before.
+    @Test(arguments: [
+        ("http://127.0.0.1:99999/", "port 99999"),
+        ("http://127.0.0.1:65536/x", "port 65536"),
+        ("http://user@127.0.0.1:99999/", "port 99999"), // Foundation's reading, not the scan's
+        ("http://[::1]:123456/", "port 123456"),
+        ("http://\(String(repeating: "a", count: 70_000)).example/", "70008 bytes"),
+        ("http://\(String(repeating: "a", count: 70_000)):1/", "70000 bytes"),
+        ("http://127.0.0.1:8080/a%00b?%00", nil), // an escaped NUL is the server's business
+    ] as [(String, String?)])
+    func hostileURLsAreTypedErrors(url: String, named: String?) throws {
+        guard let parsed = URL(string: url) else {
+            Issue.record("Foundation does not parse \(url.prefix(60)): the case tests nothing")
+            return
+        }
+        guard let named else {
+            _ = try RequestTarget(parsed)
+            return
+        }
+        do {
+            _ = try RequestTarget(parsed)
+            Issue.record("\(url.prefix(60)) was accepted")
+        } catch {
+            #expect(error == .invalidRequest)
+            #expect(error.message.contains(named), "\(error.message)")
+            #expect(!error.requestMayHaveBeenSent)
+            #expect((error.url ?? "").utf8.count < 600, "the error does not carry a megabyte URL")
+        }
     }
 }
 
@@ -152,5 +183,20 @@ import Testing
         let headers = collector.headers
         #expect(headers.map { "\($0.name)=\($0.value)" } == ["X-Long=first second third", "After=folding"])
         #expect(headers["after"] == "folding")
+    }
+}
+
+extension RequestTargetTests {
+    /// curl takes the URL as a C string: a NUL in it would cut it and send the request elsewhere.
+    /// `URL(string:)` escapes one (`%00`, the server's business); a URL made from bytes that still
+    /// holds one is a typed error.
+    @Test func aURLWithANULByteIsATypedError() throws {
+        let parsed = try #require(URL(string: "http://127.0.0.1:8080/a\u{0}b"))
+        #expect(!parsed.absoluteString.utf8.contains(0))
+        _ = try RequestTarget(parsed)
+        let built = URL(dataRepresentation: Data("http://127.0.0.1:8080/a\u{0}b".utf8), relativeTo: nil)
+        guard let built, built.absoluteString.utf8.contains(0) else { return } // Foundation refused it too: nothing reaches curl
+        #expect(throws: TransportError.invalidRequest) { try RequestTarget(built) }
+        #expect(throws: TransportError.invalidRequest) { try HTTPRequest(url: built).validate() }
     }
 }

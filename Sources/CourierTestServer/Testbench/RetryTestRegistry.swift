@@ -1,0 +1,92 @@
+import CourierSync
+import Foundation
+
+/// storage-testbench's Retry Test API (googleapis/storage-testbench, `testbench/database.py` and
+/// `testbench/common.py`): a test is a queue of instructions per API method, created with
+/// `POST /retry_test`, read with `GET /retry_test/{id}` and removed with `DELETE`. A request that
+/// carries `x-retry-test-id` and whose method's queue is not empty gets the fault at its head;
+/// the fault is consumed (dequeued) when it is injected. A test is `completed` when every queue
+/// is empty: a client that never sent the request a fault was meant for leaves it incomplete.
+public final class RetryTestRegistry: Sendable {
+    struct Test {
+        var instructions: [String: [String]]
+        var transport: String
+    }
+
+    private let tests = LockedValue<[String: Test]>([:])
+    private let counter = LockedValue(0)
+
+    /// Creates a test; its id.
+    func create(instructions: [String: [String]], transport: String) -> String {
+        let id = counter.withLock { $0 += 1; return String(format: "%08x%08x", $0, UInt32.random(in: 0...UInt32.max)) }
+        tests.withLock { $0[id] = Test(instructions: instructions, transport: transport) }
+        return id
+    }
+
+    /// The test as the API answers it, or nil when there is none.
+    func resource(_ id: String) -> [String: Any]? {
+        tests.withLock { tests in
+            guard let test = tests[id] else { return nil }
+            return ["id": id, "instructions": test.instructions, "transport": test.transport,
+                    "completed": test.instructions.values.allSatisfy(\.isEmpty)]
+        }
+    }
+
+    func delete(_ id: String) -> Bool { tests.withLock { $0.removeValue(forKey: id) != nil } }
+
+    /// The next instruction for `method` in test `id`, left in place.
+    func peek(_ id: String, method: String) -> String? {
+        tests.withLock { $0[id]?.instructions[method]?.first }
+    }
+
+    /// Consumes the next instruction for `method`.
+    func dequeue(_ id: String, method: String) {
+        tests.withLock { tests in
+            guard var queue = tests[id]?.instructions[method], !queue.isEmpty else { return }
+            queue.removeFirst()
+            tests[id]?.instructions[method] = queue
+        }
+    }
+
+    /// Whether every instruction of test `id` was consumed (the runner's second check).
+    public func isCompleted(_ id: String) -> Bool {
+        tests.withLock { $0[id]?.instructions.values.allSatisfy(\.isEmpty) ?? false }
+    }
+}
+
+/// One instruction's meaning, parsed as storage-testbench's regular expressions read it.
+enum RetryInstruction: Equatable {
+    /// `return-503`: answer with this status.
+    case status(Int)
+    /// `return-reset-connection`: reset the connection before answering.
+    case resetConnection
+    /// `return-broken-stream` (4 bytes) or `return-broken-stream-after-256K`: send this many bytes of
+    /// the response body, then close the connection.
+    case brokenStream(afterBytes: Int)
+    /// `return-503-after-256K`: an upload keeps this many bytes, then gets this status.
+    case statusAfterBytes(status: Int, bytes: Int)
+    /// Anything else (the file's other instructions need no action here).
+    case other
+
+    init(_ text: String) {
+        func number(_ digits: Substring) -> Int? { Int(digits) }
+        if text == "return-reset-connection" { self = .resetConnection; return }
+        if text == "return-broken-stream" { self = .brokenStream(afterBytes: 4); return }
+        if text.hasPrefix("return-broken-stream-after-"), text.hasSuffix("K"),
+           let kib = number(text.dropFirst("return-broken-stream-after-".count).dropLast()) {
+            self = .brokenStream(afterBytes: kib * 1024)
+            return
+        }
+        if text.hasPrefix("return-") {
+            let rest = text.dropFirst("return-".count)
+            if let status = number(rest) { self = .status(status); return }
+            let parts = rest.split(separator: "-", maxSplits: 2)
+            if parts.count == 3, parts[1] == "after", parts[2].hasSuffix("K"), let status = number(parts[0]),
+               let kib = number(parts[2].dropLast()) {
+                self = .statusAfterBytes(status: status, bytes: kib * 1024)
+                return
+            }
+        }
+        self = .other
+    }
+}

@@ -1,0 +1,132 @@
+import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import GoogleStorage
+import Testing
+
+/// Retries as the API's owner classes its methods, not as HTTP does (issue 50), and the query's
+/// headers on every request an operation makes, against the test server's storage-testbench.
+@Suite struct MethodIdempotencyTests {
+    static func withTestbench<T: Sendable>(_ body: (StorageTestbench, ServiceActor) async throws -> T) async throws -> T {
+        let testbench = try await StorageTestbench.start()
+        var configuration = ServiceActor.Configuration.suite()
+        configuration.queries.rootURL = testbench.baseURL
+        configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005)
+        do {
+            let result = try await withCheckedService(configuration: configuration) { try await body(testbench, $0) }
+            await testbench.stop()
+            return result
+        } catch {
+            await testbench.stop()
+            throw error
+        }
+    }
+
+    static func retryTest(_ testbench: StorageTestbench, _ service: ServiceActor, _ instructions: [String: [String]]) async throws -> String {
+        let body = try JSONSerialization.data(withJSONObject: ["instructions": instructions])
+        let response = try await service.send(HTTPRequest(method: .post, url: testbench.baseURL.appendingPathComponent("retry_test"),
+                                                          body: .data(body)))
+        return try #require((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["id"] as? String)
+    }
+
+    /// A DELETE of an object without `ifGenerationMatch` reaches the server once after a reset:
+    /// repeating it could delete a generation written in between. With the precondition it is
+    /// sent again, and succeeds.
+    @Test func anObjectDeleteIsResentOnlyWithItsPrecondition() async throws {
+        try await Self.withTestbench { testbench, service in
+            testbench.createBucket("b")
+            let generation = testbench.createObject(bucket: "b", name: "o", contents: Data("x".utf8))
+
+            let unguarded = try await Self.retryTest(testbench, service, ["storage.objects.delete": ["return-reset-connection"]])
+            var delete = Storage.Objects.delete(bucket: "b", object: "o").makeQuery()
+            delete.headers["x-retry-test-id"] = unguarded
+            await #expect(throws: TransportError.self) { try await service.execute(delete) }
+            #expect(testbench.requests(to: "storage.objects.delete") == 1)
+            #expect(testbench.contents(bucket: "b", name: "o") != nil)
+
+            let guarded = try await Self.retryTest(testbench, service, ["storage.objects.delete": ["return-reset-connection"]])
+            var conditional = Storage.Objects.delete(bucket: "b", object: "o")
+            conditional.ifGenerationMatch = generation
+            var query = conditional.makeQuery()
+            query.headers["x-retry-test-id"] = guarded
+            _ = try await service.execute(query)
+            #expect(testbench.requests(to: "storage.objects.delete") == 3) // once above, twice here
+            #expect(testbench.contents(bucket: "b", name: "o") == nil)
+            #expect(testbench.retryTests.isCompleted(guarded))
+        }
+    }
+
+    /// `buckets.insert` is a POST Google classes as always idempotent (a name is created once):
+    /// re-sent after a 503. An ACL delete is a DELETE Google classes as never: not re-sent.
+    @Test func theMethodsClassDecidesNotItsHTTPMethod() async throws {
+        try await Self.withTestbench { testbench, service in
+            testbench.createBucket("b", entity: "user-a@example.com")
+            let insertTest = try await Self.retryTest(testbench, service, ["storage.buckets.insert": ["return-503"]])
+            var bucket = GoogleStorage.Bucket()
+            bucket.name = "created"
+            var insert = Storage.Buckets.insert(bucket, project: "p").makeQuery()
+            insert.headers["x-retry-test-id"] = insertTest
+            #expect(try await service.execute(insert).name == "created")
+            #expect(testbench.requests(to: "storage.buckets.insert") == 2)
+
+            let aclTest = try await Self.retryTest(testbench, service, ["storage.bucket_acl.delete": ["return-503"]])
+            var aclDelete = Storage.BucketAccessControls.delete(bucket: "b", entity: "user-a@example.com").makeQuery()
+            aclDelete.headers["x-retry-test-id"] = aclTest
+            await #expect(throws: APIError.self) { try await service.execute(aclDelete) }
+            #expect(testbench.requests(to: "storage.bucket_acl.delete") == 1)
+
+            // A query's own declaration still wins over its method's class.
+            let declared = try await Self.retryTest(testbench, service, ["storage.bucket_acl.delete": ["return-503"]])
+            aclDelete.headers["x-retry-test-id"] = declared
+            aclDelete.execution.idempotency = .always
+            _ = try await service.execute(aclDelete)
+            #expect(testbench.requests(to: "storage.bucket_acl.delete") == 3)
+        }
+    }
+
+    /// A header set on the query reaches every request its resumable upload makes (initiation,
+    /// each chunk, the status query after a failure) and every request of its download (the
+    /// first and the resumption after a broken stream), counted by the server.
+    @Test func aQuerysHeadersReachEveryRequestOfItsUploadAndDownload() async throws {
+        try await Self.withTestbench { testbench, service in
+            testbench.createBucket("b")
+            let contents = Data(TestPattern.bytes(count: 1 << 20))
+            var parameters = UploadParameters(data: contents, mimeType: "application/octet-stream")
+            parameters.chunkSize = 256 << 10
+            parameters.adaptiveChunkSize = false
+            var object = GoogleStorage.Object()
+            object.name = "big"
+            var insert = Storage.Objects.insert(object, bucket: "b", upload: parameters)
+            insert.name = "big"
+            insert.ifGenerationMatch = 0
+            var upload = insert.makeQuery()
+            let uploadTest = try await Self.retryTest(testbench, service, ["storage.objects.insert": ["return-503-after-512K"]])
+            upload.headers["x-retry-test-id"] = uploadTest
+            upload.headers["x-goog-user-project"] = "billing-project"
+            upload.headers["x-goog-encryption-algorithm"] = "AES256"
+            _ = try await service.execute(upload)
+            let uploadRequests = testbench.headers(of: "storage.objects.insert")
+            #expect(uploadRequests.count >= 6, "initiation, four chunks, the failed one's status query: \(uploadRequests.count)")
+            for headers in uploadRequests {
+                #expect(headers["x-goog-user-project"] == "billing-project")
+                #expect(headers["x-goog-encryption-algorithm"] == "AES256")
+            }
+            #expect(testbench.retryTests.isCompleted(uploadTest), "the fault was meant for a chunk, and a chunk met it")
+            #expect(testbench.contents(bucket: "b", name: "big") == contents)
+
+            let downloadTest = try await Self.retryTest(testbench, service, ["storage.objects.get": ["return-broken-stream-after-256K"]])
+            var download = Storage.Objects.get(bucket: "b", object: "big").makeMediaQuery()
+            download.headers["x-retry-test-id"] = downloadTest
+            download.headers["x-goog-user-project"] = "billing-project"
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-headers-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            _ = try await service.downloadFile(download, to: file, options: DownloadOptions(slicing: nil))
+            #expect(try Data(contentsOf: file) == contents)
+            let downloadRequests = testbench.headers(of: "storage.objects.get")
+            #expect(downloadRequests.count == 2, "the first request and its resumption")
+            #expect(downloadRequests.allSatisfy { $0["x-goog-user-project"] == "billing-project" })
+            #expect(downloadRequests.last?["range"] == "bytes=\(256 << 10)-", "the resumption continues where the break was")
+        }
+    }
+}
