@@ -71,6 +71,8 @@ let package = Package(
                 "CCourierChecksum",
                 "CCourierSanitizer",
                 "CCourierExecutor",
+                // zlib: a gzip-stored download decoded at its end (libcurl links it already).
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -91,6 +93,8 @@ let package = Package(
                 "CourierSync",
                 "CCourierTestSupport",
                 "CCourierChecksum",
+                // gzip, for the storage testbench's compressed objects.
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

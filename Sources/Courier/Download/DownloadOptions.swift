@@ -12,12 +12,29 @@ public struct DownloadOptions: Sendable {
     public var slicing: SlicedDownloads? = SlicedDownloads()
     /// Called as bytes arrive (from the downloading tasks).
     public var progress: (@Sendable (DownloadProgress) -> Void)?
+    /// What reaches the file when the server sends the object compressed (`Content-Encoding:
+    /// gzip`, as Cloud Storage does for an object stored with `contentEncoding: gzip`).
+    public var contentDecoding = ContentDecoding.decoded
+
+    /// Whether a compressed object is written decoded or as stored.
+    ///
+    /// Either way the download moves the stored bytes: it offers `Accept-Encoding: gzip` and
+    /// decodes nothing on the way, so `x-goog-hash` (which covers the stored bytes) is checked
+    /// against exactly the bytes it covers, and slices and resumptions count stored bytes.
+    public enum ContentDecoding: Sendable, Hashable {
+        /// The object's content, decoded once the stored bytes are whole and verified (gzip's own
+        /// CRC is checked as it decodes). The default.
+        case decoded
+        /// The bytes as stored, still compressed.
+        case stored
+    }
 
     public init(resume: Bool = true, verifyIntegrity: Bool = true, slicing: SlicedDownloads? = SlicedDownloads(),
-                progress: (@Sendable (DownloadProgress) -> Void)? = nil) {
+                contentDecoding: ContentDecoding = .decoded, progress: (@Sendable (DownloadProgress) -> Void)? = nil) {
         self.resume = resume
         self.verifyIntegrity = verifyIntegrity
         self.slicing = slicing
+        self.contentDecoding = contentDecoding
         self.progress = progress
     }
 }
@@ -64,6 +81,8 @@ public struct DownloadProgress: Sendable, Hashable {
 /// A finished download.
 public struct DownloadResult: Sendable {
     public let file: URL
+    /// Bytes downloaded: the stored bytes, which for a compressed object decoded into the file
+    /// (``DownloadOptions/ContentDecoding/decoded``) are fewer than the file's.
     public let bytes: Int64
     /// Bytes already on disk when this run started: 0 for a fresh download.
     public let resumedFrom: Int64

@@ -51,6 +51,11 @@ struct DownloadTransmission: DiskTransmission {
         var start: Int64
         switch head.status {
         case 206 where offset > 0 && head.headers["Content-Range"]?.hasPrefix("bytes \(offset)-") == true:
+            guard head.headers["Content-Encoding"]?.lowercased() == partial?.contentEncoding else {
+                // The rest came in another encoding: the bytes on disk and these cannot be joined.
+                PartialDownload.remove(for: file)
+                throw TransportError(.protocolError, message: "the resumed download came with Content-Encoding \(head.headers["Content-Encoding"] ?? "none"), the first part with \(partial?.contentEncoding ?? "none"); the partial data was discarded")
+            }
             start = offset
         case 416 where offset > 0 && partial?.totalBytes == offset:
             return DownloadAttempt(head: head, startedAt: offset) // the data was already complete
@@ -65,7 +70,8 @@ struct DownloadTransmission: DiskTransmission {
             ?? head.headers["Content-Length"].flatMap { Int64($0) }.map { start + $0 }
         let record = PartialDownload(url: request.url.absoluteString, etag: head.headers["ETag"],
                                      lastModified: head.headers["Last-Modified"], totalBytes: total,
-                                     googHash: head.headers["x-goog-hash"])
+                                     googHash: head.headers["x-goog-hash"],
+                                     contentEncoding: head.headers["Content-Encoding"]?.lowercased())
         if start == 0, let total, let etag = record.etag, head.headers["Accept-Ranges"]?.lowercased() == "bytes",
            let ranges = options.slicing?.ranges(total: total) {
             // Worth slicing: drop this body (the transfer is cancelled) and start the slices.

@@ -12,6 +12,9 @@ struct PartialDownload: Codable, Sendable {
     var googHash: String? = nil
     /// A sliced download's slices; nil for one stream (whose progress is the data file's size).
     var slices: [Slice]? = nil
+    /// The stored bytes' `Content-Encoding` (`gzip`), nil for none: a resumption must get the
+    /// same, and the whole is decoded at the end.
+    var contentEncoding: String? = nil
 
     struct Slice: Codable, Sendable, Hashable {
         var start: Int64

@@ -36,8 +36,11 @@ extension ServiceActor {
     /// One stream, unless the first answer shows an object worth slicing (or a sliced download is
     /// being resumed). Every attempt asks the partial data where to continue (`Range` and
     /// `If-Range` from its record), so the pipeline's retries resume instead of starting over.
-    private nonisolated func downloadFile(_ base: HTTPRequest, to file: URL, options: DownloadOptions,
+    private nonisolated func downloadFile(_ request: HTTPRequest, to file: URL, options: DownloadOptions,
                                           context: RequestContext) async throws -> DownloadResult {
+        // The stored bytes travel, whatever the object's encoding: see `DownloadOptions.ContentDecoding`.
+        var base = request
+        base.keepsContentEncoding = true
         if !options.resume { PartialDownload.remove(for: file) }
         if options.resume, let partial = PartialDownload.read(for: file, url: base.url), let slices = partial.slices {
             return try await SlicedDownload(service: self, base: base, file: file, options: options, context: context,
@@ -69,7 +72,7 @@ extension ServiceActor {
             try Self.verify(accumulator.finish(), against: header, file: file)
         }
         let bytes = PartialDownload.size(of: data)
-        try Self.complete(file)
+        try Self.complete(file, decoding: options.contentDecoding)
         // After failed attempts, where the first one began; else where the answer let it begin
         // (0 when the object changed and came whole).
         let asked = offsets.withLock { $0 }
@@ -86,9 +89,29 @@ extension ServiceActor {
         }
     }
 
-    /// Puts the verified data under the file's name, replacing what was there, in one rename.
-    static func complete(_ file: URL) throws {
-        guard rename(PartialDownload.dataFile(for: file).path, file.path) == 0 else {
+    /// Puts the verified data under the file's name, replacing what was there, in one rename;
+    /// decoded first when it is gzip-stored and `decoding` asks for the content.
+    static func complete(_ file: URL, decoding: DownloadOptions.ContentDecoding) throws {
+        let data = PartialDownload.dataFile(for: file)
+        let record = (try? Data(contentsOf: PartialDownload.sidecar(for: file))).flatMap { try? JSONDecoder().decode(PartialDownload.self, from: $0) }
+        if decoding == .decoded, let encoding = record?.contentEncoding, encoding != "identity" {
+            guard encoding == "gzip" || encoding == "x-gzip" else {
+                throw TransportError(.protocolError, message: "the object came with Content-Encoding \(encoding), which a download cannot decode; ask for the stored bytes")
+            }
+            let decoded = data.appendingPathExtension("decoded")
+            do {
+                try GzipDecoder.decode(data, to: decoded)
+            } catch {
+                try? FileManager.default.removeItem(at: decoded)
+                PartialDownload.remove(for: file) // verified bytes that do not decode: nothing to resume
+                throw error
+            }
+            try? FileManager.default.removeItem(at: data)
+            guard rename(decoded.path, data.path) == 0 else {
+                throw TransportError(.fileError, message: "cannot move the decoded download to \(data.path)")
+            }
+        }
+        guard rename(data.path, file.path) == 0 else {
             throw TransportError(.fileError, message: "cannot move the download to \(file.path): \(String(cString: strerror(errno)))")
         }
         try? FileManager.default.removeItem(at: PartialDownload.sidecar(for: file))

@@ -97,7 +97,7 @@ struct SlicedDownload {
             }
             try ServiceActor.verify(local, against: header, file: file)
         }
-        try ServiceActor.complete(file)
+        try ServiceActor.complete(file, decoding: options.contentDecoding)
         let head = state.head ?? HTTPResponseHead(status: 200, headers: [:], url: base.url)
         return DownloadResult(file: file, bytes: total, resumedFrom: resumedFrom, slices: slices.count, head: head)
     }

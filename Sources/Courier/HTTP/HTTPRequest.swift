@@ -50,6 +50,15 @@ public struct HTTPRequest: Sendable {
         _modify { yield &unique.idempotency }
     }
 
+    /// Whether the body arrives as the server encoded it: `Accept-Encoding: gzip` is offered (unless
+    /// the request names its own) and nothing is decoded, whatever the service's automatic
+    /// decompression. A download keeps a gzip-stored object's bytes so, since its checksums, its
+    /// ranges and its resumption all count stored bytes; it decodes the whole at the end.
+    var keepsContentEncoding: Bool {
+        get { storage.keepsContentEncoding }
+        _modify { yield &unique.keepsContentEncoding }
+    }
+
     /// The fields, shared by copies until one of them changes (copy on write). A request is
     /// copied at every step of the pipeline and kept in the frames of a request in flight; as
     /// one reference it costs each of them 8 bytes and one retain instead of 169 bytes and six
@@ -66,6 +75,7 @@ public struct HTTPRequest: Sendable {
         @exclusivity(unchecked) var timeouts: Timeouts
         @exclusivity(unchecked) var progress: (@Sendable (TransferProgress) -> Void)?
         @exclusivity(unchecked) var idempotency: Idempotency = .automatic
+        @exclusivity(unchecked) var keepsContentEncoding = false
 
         init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Body, timeouts: Timeouts) {
             self.method = method
@@ -79,6 +89,7 @@ public struct HTTPRequest: Sendable {
             let copy = Storage(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
             copy.progress = progress
             copy.idempotency = idempotency
+            copy.keepsContentEncoding = keepsContentEncoding
             return copy
         }
     }

@@ -95,7 +95,9 @@ extension Transfer {
 
     /// curl decodes the body (automatic decompression), so the request offers what it decodes.
     /// Not for a download to a file, which keeps the bytes as the server stored them.
-    private var decodesContent: Bool { multi.settings.automaticDecompression && !isFileDownload }
+    private var decodesContent: Bool {
+        multi.settings.automaticDecompression && !isFileDownload && !request.keepsContentEncoding
+    }
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(TransportError) {
         let method = request.method
@@ -159,7 +161,7 @@ extension Transfer {
         let expectsBody = !request.body.isEmpty || request.method == .put || request.method == .patch
         let decoding = decodesContent
         var list: UnsafeMutablePointer<curl_slist>?
-        if request.headers.isEmpty && !expectsBody {
+        if request.headers.isEmpty && !expectsBody && !request.keepsContentEncoding {
             // Owned by the multi handle: the handle's headerList stays nil.
             list = decoding ? multi.defaultHeaderLists.decoding : multi.defaultHeaderLists.plain
         } else {
@@ -174,6 +176,7 @@ extension Transfer {
             }
             if !namesUserAgent, let line = multi.userAgentLine { list = curl_slist_append(list, line) }
             if decoding, !namesAcceptEncoding, let line = CurlGlobal.acceptEncodingLine { list = curl_slist_append(list, line) }
+            if request.keepsContentEncoding, !namesAcceptEncoding { list = curl_slist_append(list, "Accept-Encoding: gzip") }
             if expectsBody {
                 // 100-continue costs a round trip (or a 1 s stall with servers that ignore it).
                 list = curl_slist_append(list, "Expect:")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Objects: metadata, media (uploads three ways, ranged downloads), compose, copy and rewrite.
@@ -31,32 +32,53 @@ extension StorageStore {
     }
 
     /// The object's metadata, or its media with `alt=media` (whole, or a `Range` of it).
+    ///
+    /// A gzip-stored object (`contentEncoding: gzip`) goes as Cloud Storage sends it (storage-testbench's
+    /// `gcs/object.py`): to a client that accepts gzip, the stored bytes with `Content-Encoding:
+    /// gzip`, ranges counted in stored bytes; to one that does not, decoded ("decompressive
+    /// transcoding"), whole whatever the `Range`, marked `x-guploader-response-body-transformations:
+    /// gunzipped`. Either way `x-goog-hash` is the stored bytes'.
     func getObject(_ request: APIRequest, bucket: String, name: String) -> APIResponse {
         guard let object = state.withLock({ $0.buckets[bucket]?.objects[name] }) else {
             return Self.error(404, "No such object: \(bucket)/\(name)")
         }
         if let failed = Self.objectPreconditionFailure(request, existing: object) { return failed }
         guard request.parameter("alt") == "media" else { return Self.json(Self.objectResource(object)) }
+        let transcoding = object.contentEncoding == "gzip" && !(request.header("Accept-Encoding") ?? "").contains("gzip")
+        var payload = object.media
+        if transcoding {
+            guard let decoded = Gzip.decompress(object.media) else { return Self.error(500, "the stored object is not gzip") }
+            payload = decoded
+        }
         var headers: [(String, String)] = [
             ("Content-Type", object.contentType), ("ETag", Self.etag(object)), ("Accept-Ranges", "bytes"),
             ("x-goog-generation", String(object.generation)), ("x-goog-metageneration", String(object.metageneration)),
-            ("x-goog-hash", "crc32c=\(Self.crc32cBase64(object.media))"),
+            ("x-goog-hash", "crc32c=\(Self.crc32cBase64(object.media)),md5=\(Data(Insecure.MD5.hash(data: object.media)).base64EncodedString())"),
             ("x-goog-stored-content-length", String(object.media.count)),
         ]
-        if let range = request.header("Range"), range.hasPrefix("bytes=") {
+        if let encoding = object.contentEncoding {
+            headers.append(("x-goog-stored-content-encoding", encoding))
+            if transcoding {
+                headers.append(("x-guploader-response-body-transformations", "gunzipped"))
+            } else {
+                headers.append(("Content-Encoding", encoding))
+            }
+        }
+        if !transcoding, let range = request.header("Range"), range.hasPrefix("bytes=") {
             let bounds = range.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-            let count = object.media.count
+            let count = payload.count
             guard bounds.count == 2, let start = Int(bounds[0]), start < count else {
                 return APIResponse(status: 416, headers: [("Content-Range", "bytes */\(count)")])
             }
             let end = bounds[1].isEmpty ? count - 1 : min(Int(bounds[1]) ?? count - 1, count - 1)
-            if let ifMatch = request.header("If-Match") ?? request.header("If-Range"), ifMatch != Self.etag(object) {
-                return Self.error(412, "The object changed")
+            if let validator = request.header("If-Match") ?? request.header("If-Range"), validator != Self.etag(object) {
+                if request.header("If-Match") != nil { return Self.error(412, "The object changed") }
+                return APIResponse(status: 200, headers: headers, body: payload) // If-Range: the whole, anew
             }
             headers.append(("Content-Range", "bytes \(start)-\(end)/\(count)"))
-            return APIResponse(status: 206, headers: headers, body: object.media.subdata(in: start..<(end + 1)))
+            return APIResponse(status: 206, headers: headers, body: payload.subdata(in: start..<(end + 1)))
         }
-        return APIResponse(status: 200, headers: headers, body: object.media)
+        return APIResponse(status: 200, headers: headers, body: payload)
     }
 
     /// Runs `change` on the object (nil when it does not exist) after its preconditions hold.

@@ -1,0 +1,50 @@
+import CZlib
+import Foundation
+
+/// gzip in memory, for the testbench's compressed objects: what a client stores with
+/// `contentEncoding: gzip`, and the decompressive transcoding Cloud Storage applies for a
+/// client that does not accept gzip.
+public enum Gzip {
+    /// `data` compressed into one gzip member.
+    public static func compress(_ data: Data) -> Data {
+        var stream = z_stream()
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return Data() }
+        defer { deflateEnd(&stream) }
+        var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)
+        let count = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> Int in
+            output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Int in
+                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(out.count)
+                return deflate(&stream, Z_FINISH) == Z_STREAM_END ? out.count - Int(stream.avail_out) : 0
+            }
+        }
+        return output.prefix(count)
+    }
+
+    /// A gzip member decoded; nil when it is not valid gzip.
+    public static func decompress(_ data: Data) -> Data? {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, 16 + 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var result = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var status = Z_OK
+        data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
+            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(input.count)
+            repeat {
+                let produced = buffer.withUnsafeMutableBufferPointer { out -> Int in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    return out.count - Int(stream.avail_out)
+                }
+                result.append(contentsOf: buffer[0..<produced])
+            } while status == Z_OK
+        }
+        return status == Z_STREAM_END ? result : nil
+    }
+}
