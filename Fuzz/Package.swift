@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// libFuzzer targets for parsers that need the Courier module (the JSON parser, URI templates)
-// or the generator (discovery documents). Build only through Fuzz/run.sh, which adds
+// libFuzzer targets for parsers that need the Courier module (the JSON parser, URI templates),
+// the public request surface (URLs, methods, headers, bodies users hand to `send`) or the
+// generator (discovery documents). Build only through Fuzz/run.sh, which adds
 // -sanitize=fuzzer,address; libFuzzer supplies `main`, hence -parse-as-library.
 let fuzzer: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
 
@@ -14,6 +15,8 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
                           swiftSettings: fuzzer),
         .executableTarget(name: "FuzzURITemplate", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
+                          swiftSettings: fuzzer),
+        .executableTarget(name: "FuzzRequest", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
                           swiftSettings: fuzzer),
         .executableTarget(name: "FuzzDiscovery", dependencies: ["FuzzDriver", .product(name: "CourierGenerator", package: "Courier")],
                           swiftSettings: fuzzer),

@@ -66,10 +66,18 @@ struct LoadPlan: Sendable {
             var template = RequestTemplate()
             let urlTemplate = try LoadTemplate(urlText, context: "\(place) URL")
             if !urlTemplate.isConstant { template.url = urlTemplate }
-            // A templated URL is checked filled with stand-ins: its scheme and host must be there.
-            let sample = urlTemplate.isConstant ? urlText : urlTemplate.render(number: 0) { _ in "0" }
-            guard let url = URL(string: sample), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw LoadError.invalidArgument("\(place): \(Redaction.url(urlText)) is not an http or https URL")
+            let url: URL
+            if urlTemplate.isConstant {
+                guard let parsed = URL(string: urlText), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+                      parsed.host != nil else {
+                    throw LoadError.invalidArgument("\(place): \(Redaction.url(urlText)) is not an http or https URL")
+                }
+                url = parsed
+            } else {
+                // A templated URL is checked as far as its text fixes it; the rest, filled, when each
+                // request is built (a bad one fails that request, `invalidRequest`).
+                try urlTemplate.checkURLPrefix(place: place)
+                url = LoadTemplate.standInURL
             }
             var request = HTTPRequest(method: HTTPMethod(rawValue: method.uppercased()), url: url, headers: headers)
             for (headerName, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { request.headers[headerName] = value }

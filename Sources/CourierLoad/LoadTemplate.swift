@@ -83,6 +83,39 @@ struct LoadTemplate: Sendable, Hashable {
     }
 }
 
+extension LoadTemplate {
+    /// Where a request whose whole URL is templated points until it is filled: never sent.
+    static let standInURL = URL(string: "http://url-template.invalid/")!
+
+    /// Checks what the text before the first placeholder fixes of a URL: a scheme, if it gives
+    /// one, is http or https; an authority it gives whole (followed by `/`, `?` or `#`) is a host
+    /// and a port in range. A placeholder may stand anywhere, the whole URL included (a
+    /// `Location` a flow's last step extracted); what it fills is checked per request.
+    func checkURLPrefix(place: String) throws {
+        guard case .text(let prefix)? = parts.first else { return } // the URL starts with a placeholder
+        func refuse(_ why: String) -> LoadError {
+            LoadError.invalidArgument("\(place): \(Redaction.url(prefix))… \(why)")
+        }
+        guard let colon = prefix.firstIndex(of: ":") else { return }
+        let scheme = prefix[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https" else { throw refuse("is not an http or https URL") }
+        let afterScheme = prefix[prefix.index(after: colon)...]
+        guard afterScheme.hasPrefix("//") else {
+            if afterScheme.isEmpty { return }
+            throw refuse("is not an http or https URL")
+        }
+        let authority = afterScheme.dropFirst(2)
+        guard let end = authority.firstIndex(where: { "/?#".contains($0) }) else { return } // the host or port is templated
+        let fixed = String(prefix[..<end])
+        guard let url = URL(string: fixed + "/"), url.host?.isEmpty == false else { throw refuse("has no host") }
+        do {
+            try HTTPRequest(url: url).validate()
+        } catch {
+            throw refuse("\(error)")
+        }
+    }
+}
+
 /// The parts of a request that have placeholders: filled into a copy of the prepared request for
 /// each request sent. Constant parts stay as they were prepared.
 struct RequestTemplate: Sendable {

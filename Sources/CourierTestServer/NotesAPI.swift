@@ -56,7 +56,9 @@ public final class NotesAPI: Sendable {
                 let body = try await request.collectBody(upTo: 1 << 20)
                 let apiRequest = APIRequest(method: request.method.rawValue, rawPath: request.uri.path,
                                             query: request.uri.query ?? "",
-                                            headers: request.headers.map { ($0.name.rawName, $0.value) },
+                                            // HTTPTypes keeps Host as the request's authority, not a field.
+                                            headers: request.headers.map { ($0.name.rawName, $0.value) }
+                                                + (request.head.authority.map { [("Host", $0)] } ?? []),
                                             body: Data(body.readableBytesView))
                 return try await self.handle(apiRequest).hummingbirdResponse
             }
@@ -143,7 +145,13 @@ public final class NotesAPI: Sendable {
         if let id = note["id"] as? String, state.withLock({ $0.notes[id] != nil }) {
             return Self.error(409, "duplicate", "Note already exists: \(id)", request: request)
         }
-        return Self.json(store(note), request: request)
+        let stored = store(note)
+        var response = Self.json(stored, request: request)
+        // The new note's absolute URL, as REST APIs answer a create: what a load flow follows.
+        if let host = request.header("Host"), let id = stored["id"] as? String {
+            response.headers.append(("Location", "http://\(host)/notes/v1/notes/\(id)"))
+        }
+        return response
     }
 
     private func update(_ request: APIRequest, id: String, merge: Bool) throws -> APIResponse {

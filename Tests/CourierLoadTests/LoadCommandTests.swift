@@ -207,6 +207,16 @@ import Testing
         }
     }
 
+    /// URLs Foundation parses that no request can go to: a usage error naming the problem, not a
+    /// trap (a port past 65535 killed the process with SIGILL), and never a request sent.
+    @Test(arguments: [("http://127.0.0.1:99999/", "port 99999"),
+                      ("http://\(String(repeating: "a", count: 70_000)).example/", "host is 70008 bytes")])
+    func hostileURLsExitWithUsage(url: String, message: String) async throws {
+        let run = try await runProcess(Self.courier, ["load", url, "-n", "1"], timeout: 60)
+        #expect(run.status == 64, "\(run.error.prefix(300))")
+        #expect(run.error.contains(message), "\(run.error.prefix(300))")
+    }
+
     @Test func badArgumentsExitWithUsage() async throws {
         let run = try await runProcess(Self.courier, ["load", "http://127.0.0.1:9/", "-c", "zero"], timeout: 60)
         #expect(run.status == 64)

@@ -49,6 +49,57 @@ import Testing
         }
     }
 
+    /// A placeholder may be the whole URL (issue 51): each run reads and deletes the note at the
+    /// absolute `Location` its create answered, and the store ends empty.
+    @Test func aFlowFollowsAnAbsoluteLocation() async throws {
+        try await withTestServer { server in
+            var options = LoadOptions()
+            options.scenario = Scenario(requests: [], flows: [
+                .init(name: "notes", steps: [
+                    .init(name: "create", method: "POST", url: server.url("/notes/v1/notes").absoluteString,
+                          body: #"{"title":"{{uuid}}"}"#, checks: ["status==200"], extract: ["next": "header:location"]),
+                    .init(name: "read", url: "{{next}}", checks: ["status==200", "json:$.title~^[0-9a-f-]{36}$"]),
+                    .init(name: "delete", method: "DELETE", url: "{{next}}", checks: ["status==204"]),
+                ]),
+            ])
+            options.concurrency = 4
+            options.requests = 40
+            let result = try await LoadRunner(options: options).run()
+            #expect(result.errors == 0, "\(result.statusCodes) \(result.errorKinds)")
+            #expect(result.statusCodes == [200: 80, 204: 40])
+            #expect(!result.checks.isEmpty && result.checks.allSatisfy { $0.fails == 0 }, "\(result.checks)")
+            #expect(server.notes.noteIDs.isEmpty, "\(server.notes.noteIDs.count) notes left")
+        }
+    }
+
+    /// A templated URL is checked as far as its text fixes it: a port past 65535 before the first
+    /// placeholder is refused before the run, and one the placeholder fills fails its request.
+    @Test func aTemplatedURLIsCheckedWhereItsTextFixesIt() async throws {
+        try await withTestServer { server in
+            let port = server.baseURL.port!
+            func options(_ url: String) -> LoadOptions {
+                var options = LoadOptions()
+                options.scenario = Scenario(requests: [], flows: [
+                    .init(name: "f", steps: [
+                        .init(name: "first", url: server.url("/echo").absoluteString, extract: ["where": "json:$.path"]),
+                        .init(name: "second", url: url),
+                    ]),
+                ])
+                options.requests = 2
+                options.concurrency = 1
+                return options
+            }
+            // `PORT{{where}}` filled with a stand-in digit overflowed the port before.
+            let result = try await LoadRunner(options: options("http://127.0.0.1:\(port){{where}}")).run()
+            #expect(result.errors == 0, "\(result.errorKinds)")
+            #expect(result.statusCodes == [200: 4])
+            await #expect(throws: LoadError.self) { _ = try await LoadRunner(options: options("http://127.0.0.1:99999/{{where}}")).run() }
+            await #expect(throws: LoadError.self) { _ = try await LoadRunner(options: options("ftp://x/{{where}}")).run() }
+            let filled = try await LoadRunner(options: options("http://127.0.0.1:9999{{seq}}/")).run()
+            #expect(filled.errorKinds["invalidRequest"] == 2, "filled, ports 99990 and 99991 fail their requests: \(filled.errorKinds)")
+        }
+    }
+
     /// A value not found stops that run of the flow: the next step is counted failed as
     /// `missingValue` and nothing after it is sent.
     @Test func aValueNotFoundStopsTheRunOfTheFlow() async throws {

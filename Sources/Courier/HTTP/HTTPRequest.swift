@@ -152,9 +152,14 @@ public struct Timeouts: Sendable, Hashable {
 }
 
 extension Duration {
+    /// Whole milliseconds, saturating: a duration too long for them (a timeout of `.seconds(.max)`
+    /// read from a file) is the longest there is, not a trap.
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return sumOverflow ? (seconds < 0 ? .min : .max) : sum
     }
 }
 

@@ -97,7 +97,9 @@ struct AdaptiveRate: Sendable {
             rate = min(limit.requestsPerSecond, rate + step)
             change = Change(from: before, to: rate, throttled: false)
         }
-        let elapsedWindows = Int((now - windowStart).seconds / limit.window.seconds)
+        // At least one: a window validated positive, and never a division that traps.
+        let ratio = (now - windowStart).seconds / max(limit.window.seconds, 1e-9)
+        let elapsedWindows = ratio.isFinite ? max(1, Int(min(ratio, 1e9))) : 1
         acceptedLastWindow = elapsedWindows == 1 ? acceptedThisWindow : 0
         acceptedThisWindow = 0
         throttledThisWindow = false

@@ -66,12 +66,20 @@ struct RetryStateMachine: Sendable {
     }
 
     /// Full jitter on every wait: a random point of the initial range scaled by multiplierⁿ, capped.
+    ///
+    /// No value of a query's own policy traps here: a scale that overflows (a multiplier of 2
+    /// after a thousand retries) or a delay that is not a number waits the cap.
     private func jitteredBackoff(random: (ClosedRange<Double>) -> Double) -> Duration {
         let scale = pow(policy.multiplier, Double(retries))
-        let cap = Double(policy.maxDelay.milliseconds) / 1000
-        let lower = min(policy.initialDelay.lowerBound * scale, cap)
-        let upper = min(policy.initialDelay.upperBound * scale, cap)
-        return .milliseconds(Int64(random(lower...max(lower, upper)) * 1000))
+        let cap = max(0, Double(policy.maxDelay.milliseconds) / 1000)
+        func scaled(_ seconds: Double) -> Double {
+            let value = seconds * scale
+            return value.isNaN ? cap : min(max(value, 0), cap)
+        }
+        let lower = scaled(policy.initialDelay.lowerBound)
+        let upper = max(lower, scaled(policy.initialDelay.upperBound))
+        let drawn = random(lower...upper) * 1000
+        return .milliseconds(drawn.isFinite ? Int64(clamping: Int(min(max(drawn, 0), 9.2e18))) : Int64(cap * 1000))
     }
 }
 

@@ -43,8 +43,10 @@ public actor ServiceActor {
 
     enum Phase { case running, shuttingDown, stopped }
 
-    /// Starts the event loop thread. Throws if libcurl or epoll cannot be set up.
+    /// Starts the event loop thread. Throws ``ConfigurationError`` naming a setting out of its
+    /// range, or if libcurl or epoll cannot be set up.
     public init(configuration: Configuration = Configuration()) throws {
+        try configuration.validate()
         self.configuration = configuration
         trafficLog = configuration.telemetry.httpLog.map(HTTPTrafficLog.init(options:))
         limiter = configuration.limits.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))

@@ -41,7 +41,7 @@ struct IAMCredentials: Sendable {
                              authorizedBy source: any TokenAuthorizer, context: AuthorizationContext?) async throws -> AccessToken {
         let body = try await post(account, method: "generateAccessToken", body: [
             "scope": .array(scopes.map(JSONValue.string)), "delegates": .array(delegates.map(JSONValue.string)),
-            "lifetime": .string("\(Int(lifetime.seconds))s"),
+            "lifetime": .string("\(Int(min(max(lifetime.seconds, 0), 1e12)))s"),
         ], authorizedBy: source, context: context)
         guard let value = body["accessToken"]?.stringValue, !value.isEmpty else {
             throw AuthError(.tokenEndpoint, message: "generateAccessToken answered without accessToken")
