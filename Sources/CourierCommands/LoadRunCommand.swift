@@ -95,7 +95,23 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "Which row each request takes: sequential (in order, starting over), random, or unique (one each; the run ends when they run out).")
     var dataMode = "sequential"
 
-    @Option(help: "A JSON file listing weighted requests: [{\"name\", \"method\", \"url\", \"headers\", \"body\", \"weight\"}].")
+    @Option(help: ArgumentHelp(
+        "A JSON file listing weighted requests and user flows (Docs/LoadTesting.md).",
+        discussion: """
+        A request: {"name", "method", "url", "headers", "body", "weight", "checks"}. A flow: {"name", "weight", \
+        "flow": [steps]}, each step a request that may "extract" values from its response (json:$.path, \
+        header:NAME, regex:PATTERN) for later steps' {{name}} placeholders, and "think" after it (500ms). \
+        A placeholder may stand anywhere in a URL, the whole URL included.
+          [{"name": "notes", "flow": [
+            {"name": "create", "method": "POST",
+             "url": "http://h/notes", "body": "{}",
+             "extract": {"next": "header:location"},
+             "checks": ["status==201"]},
+            {"name": "read", "url": "{{next}}",
+             "think": "500ms"},
+            {"name": "delete", "method": "DELETE",
+             "url": "{{next}}"}]}]
+        """))
     var scenario: String?
 
     @Option(help: ArgumentHelp(

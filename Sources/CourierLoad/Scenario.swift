@@ -105,7 +105,52 @@ public struct Scenario: Codable, Sendable, Equatable {
         } catch {
             throw LoadError.invalidScenario("cannot read \(url.path): \(error.localizedDescription)")
         }
-        try self.init(json: data)
+        do {
+            try self.init(json: data)
+        } catch LoadError.invalidScenario(let why) {
+            throw LoadError.invalidScenario("\(url.path): \(why)")
+        }
+    }
+
+    /// Where a JSON text went wrong, and what was expected: a syntax error's line and column
+    /// (from Courier's own parser, which reports the byte where it stopped), else the entry and
+    /// field whose value is not of its type.
+    static func explain(_ error: any Error, in json: Data) -> String {
+        if let syntax = Self.syntaxError(json) {
+            let before = json.prefix(min(syntax.offset, json.count))
+            let line = before.reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+            let column = before.count - (before.lastIndex(of: 10).map { $0 - before.startIndex + 1 } ?? 0) + 1
+            return "line \(line), column \(column): \(syntax.message)"
+        }
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        func place(_ path: [any CodingKey]) -> String {
+            let names = path.map { key in key.intValue.map { "entry \($0 + 1)" } ?? key.stringValue }
+            return names.isEmpty ? "the file" : names.joined(separator: ", ")
+        }
+        switch decoding {
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return "\(place(context.codingPath)): expected \(Self.describe(type))"
+        case .keyNotFound(let key, let context):
+            return "\(place(context.codingPath + [key])): missing"
+        case .dataCorrupted(let context):
+            return "\(place(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(decoding)"
+        }
+    }
+
+    private static func syntaxError(_ json: Data) -> JSONParsingError? {
+        do { _ = try JSONValue(parsing: json); return nil } catch { return error }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Double.Type, is Int.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "a list"
+        default: "\(type)".hasPrefix("Array") ? "a list" : "\(type)".hasPrefix("Dictionary") ? "an object" : "\(type)"
+        }
     }
 
     /// Parses a scenario from its JSON text.
@@ -114,7 +159,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         do {
             items = try JSONDecoder().decode([Item].self, from: json)
         } catch {
-            throw LoadError.invalidScenario("expected a JSON list of {name, method, url, headers, body, weight, checks} or {name, weight, flow: [steps]}: \(error)")
+            throw LoadError.invalidScenario("\(Self.explain(error, in: json)); a scenario is a JSON list of {name, method, url, headers, body, weight, checks} or {name, weight, flow: [steps]}")
         }
         requests = []
         for (position, item) in items.enumerated() {

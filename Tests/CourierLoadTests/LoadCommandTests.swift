@@ -217,6 +217,28 @@ import Testing
         #expect(run.error.contains(message), "\(run.error.prefix(300))")
     }
 
+    /// A scenario file that does not parse names the file, the line and column of a syntax error
+    /// or the entry and field of a wrong value, and what was expected; --help shows a flow.
+    @Test func aBrokenScenarioIsPlacedAndTheHelpShowsAFlow() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-scenario-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let syntax = directory.appendingPathComponent("syntax.json")
+        try Data("[{\"name\": \"a\",\n  \"url\": http://x/}]".utf8).write(to: syntax)
+        let shape = directory.appendingPathComponent("shape.json")
+        try Data(#"[{"name": "a", "url": "http://127.0.0.1:9/"}, {"name": "b", "url": "http://127.0.0.1:9/", "weight": "heavy"}]"#.utf8)
+            .write(to: shape)
+        let first = try await runProcess(Self.courier, ["load", "--scenario", syntax.path, "-n", "1"], timeout: 60)
+        #expect(first.status == 64)
+        #expect(first.error.contains("\(syntax.path): line 2, column 10"), "\(first.error)")
+        let second = try await runProcess(Self.courier, ["load", "--scenario", shape.path, "-n", "1"], timeout: 60)
+        #expect(second.status == 64)
+        #expect(second.error.contains("\(shape.path): entry 2, weight: expected a number"), "\(second.error)")
+        let help = try await runProcess(Self.courier, ["load", "run", "--help"], timeout: 60)
+        let text = String(decoding: help.output, as: UTF8.self)
+        for word in ["\"flow\"", "extract", "think", "checks", "{{next}}"] { #expect(text.contains(word), "--help lacks \(word)") }
+    }
+
     @Test func badArgumentsExitWithUsage() async throws {
         let run = try await runProcess(Self.courier, ["load", "http://127.0.0.1:9/", "-c", "zero"], timeout: 60)
         #expect(run.status == 64)
