@@ -12,6 +12,7 @@ final class LoadRecorder: Sendable {
     struct State {
         var requests = 0
         var errors = 0
+        var skipped = 0
         var bytesReceived: Int64 = 0
         var bytesSent: Int64 = 0
         /// Counts by status for 0..<600; rarer codes go to `otherStatuses`.
@@ -108,6 +109,16 @@ final class LoadRecorder: Sendable {
         }
     }
 
+    /// Flow steps a run did not send (a value was missing): not requests, counted apart; the
+    /// checks of the first of them count as failed, as an unanswered request's do.
+    func recordSkipped(endpoints: ArraySlice<Int>, checks: CheckOutcomes) {
+        state.withLock { state in
+            if checks.evaluated != 0 { Self.count(checks, in: &state) }
+            state.skipped += endpoints.count
+            for endpoint in endpoints where endpoint < state.endpoints.count { state.endpoints[endpoint].skipped += 1 }
+        }
+    }
+
     private static func count(_ checks: CheckOutcomes, in state: inout State) {
         var bits = checks.evaluated
         while bits != 0 {
@@ -141,6 +152,7 @@ final class LoadRecorder: Sendable {
                                     bytesReceived: state.bytesReceived, bytesSent: state.bytesSent, statusCodes: statusCodes,
                                     errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints,
                                     timeline: state.timeline)
+            result.skipped = state.skipped
             result.checks = checkNames.indices.map {
                 CheckResult(expression: checkNames[$0], passes: state.checkPasses[$0], fails: state.checkFails[$0])
             }

@@ -9,6 +9,7 @@ extension LoadResult {
     public mutating func merge(_ other: LoadResult) {
         requests += other.requests
         errors += other.errors
+        skipped += other.skipped
         bytesReceived += other.bytesReceived
         bytesSent += other.bytesSent
         durationSeconds = max(durationSeconds, other.durationSeconds)
@@ -35,6 +36,7 @@ extension LoadResult {
             var merged = endpoints[name] ?? EndpointResult()
             merged.requests += endpoint.requests
             merged.errors += endpoint.errors
+            merged.skipped += endpoint.skipped
             merged.latency.add(endpoint.latency)
             endpoints[name] = merged
         }

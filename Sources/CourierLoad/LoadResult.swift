@@ -19,7 +19,7 @@ public struct LoadResult: Codable, Sendable, Equatable {
     public var rate: Double?
     /// Seconds of measured load, warm-up excluded; the longest of merged runs, which ran side by side.
     public var durationSeconds: Double
-    /// Requests that completed with any status or failed.
+    /// Requests sent: those that completed with any status, and those that failed on the way.
     public var requests: Int
     /// Requests that failed below HTTP, plus those answered with a status of 400 or more.
     public var errors: Int
@@ -49,6 +49,9 @@ public struct LoadResult: Codable, Sendable, Equatable {
     public var ramp: LoadRamp?
     /// How often each check (``LoadCheck``) held, in the order they were given.
     public var checks: [CheckResult] = []
+    /// Flow steps not sent, and so not in ``requests``: a run of a flow whose step found no value
+    /// a later step needs stops there, and each step it leaves unsent counts once here.
+    public var skipped = 0
 
     /// Passes of every check as a fraction of their evaluations (0…1); 1 without checks.
     public var checkPassRate: Double {
@@ -102,6 +105,18 @@ public struct EndpointResult: Codable, Sendable, Equatable {
     public var requests = 0
     public var errors = 0
     public var latency = LatencyDistribution()
+    /// Times this flow step was not sent (see ``LoadResult/skipped``).
+    public var skipped = 0
+
+    enum CodingKeys: String, CodingKey { case requests, errors, latency, skipped }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requests = try container.decode(Int.self, forKey: .requests)
+        errors = try container.decode(Int.self, forKey: .errors)
+        latency = try container.decode(LatencyDistribution.self, forKey: .latency)
+        skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
+    }
 
     public init(requests: Int = 0, errors: Int = 0, latency: LatencyDistribution = LatencyDistribution()) {
         self.requests = requests
@@ -116,7 +131,7 @@ extension LoadResult {
     enum CodingKeys: String, CodingKey {
         case schema, target, model, concurrency, rate, durationSeconds, requests, errors, requestsPerSecond, errorRate
         case bytesReceived, bytesSent, statusCodes, errorKinds, latency, endpoints, runs, thresholds
-        case shard, timeline, settings, ramp, checks
+        case shard, timeline, settings, ramp, checks, skipped
     }
 
     public init(from decoder: any Decoder) throws {
@@ -149,6 +164,7 @@ extension LoadResult {
         settings = try container.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
         ramp = try container.decodeIfPresent(LoadRamp.self, forKey: .ramp)
         checks = try container.decodeIfPresent([CheckResult].self, forKey: .checks) ?? []
+        skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -176,6 +192,7 @@ extension LoadResult {
         try container.encode(settings, forKey: .settings)
         try container.encodeIfPresent(ramp, forKey: .ramp)
         try container.encode(checks, forKey: .checks)
+        try container.encode(skipped, forKey: .skipped)
     }
 
     /// The JSON form, keys sorted, for `--json` and files to merge.

@@ -44,10 +44,9 @@ struct LoadWorker: Sendable {
                 return false
             }
             if position + 1 < steps.count, entry.extract.contains(where: { values[$0.name] == nil }) {
-                // The later steps need a value this one did not give: not sent, and said so once.
+                // The later steps need a value this one did not give: not sent, and counted as skipped.
                 let next = steps[position + 1]
-                recorder.recordFailure(endpoint: next, kind: "missingValue", microseconds: 0, sent: 0, now: monotonicNanoseconds(),
-                                       checks: plan.entries[next].checksFailed)
+                recorder.recordSkipped(endpoints: steps[(position + 1)...], checks: plan.entries[next].checksFailed)
                 return true
             }
             if entry.thinkNanoseconds > 0 {

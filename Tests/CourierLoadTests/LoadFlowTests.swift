@@ -100,8 +100,8 @@ import Testing
         }
     }
 
-    /// A value not found stops that run of the flow: the next step is counted failed as
-    /// `missingValue` and nothing after it is sent.
+    /// A value not found stops that run of the flow: nothing after it is sent, and the steps not
+    /// sent are counted as skipped, not as requests (40 requests went out, not 80).
     @Test func aValueNotFoundStopsTheRunOfTheFlow() async throws {
         try await withTestServer { server in
             var options = LoadOptions()
@@ -109,11 +109,18 @@ import Testing
             options.concurrency = 4
             options.requests = 40
             let result = try await LoadRunner(options: options).run()
+            #expect(result.requests == 40, "only the creates went out")
+            #expect(result.skipped == 80, "each run left its read and its delete unsent")
+            #expect(result.errors == 0)
             #expect(result.endpoints["notes/create"]?.requests == 40)
-            #expect(result.endpoints["notes/read"]?.requests == 40)
-            #expect(result.endpoints["notes/read"]?.errors == 40)
-            #expect(result.endpoints["notes/delete"]?.requests == 0)
-            #expect(result.errorKinds == ["missingValue": 40])
+            #expect(result.endpoints["notes/read"]?.requests == 0)
+            #expect(result.endpoints["notes/read"]?.skipped == 40)
+            #expect(result.endpoints["notes/delete"]?.skipped == 40)
+            #expect(result.errorKinds.isEmpty)
+            #expect(result.checks.first { $0.expression.hasPrefix("json:$.title") }?.fails == 40, "the unsent read's check fails")
+            #expect(LoadReport(result).text.contains("Not sent      80 flow steps"))
+            let decoded = try LoadResult.decode(try result.jsonData())
+            #expect(decoded.skipped == 80 && decoded.endpoints["notes/read"]?.skipped == 40)
             #expect(server.notes.noteIDs.count == 40) // created, never deleted: the flow stopped
         }
     }

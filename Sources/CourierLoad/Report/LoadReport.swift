@@ -43,6 +43,9 @@ public struct LoadReport: Sendable {
         let kinds = result.errorKinds.sorted { $0.key < $1.key }.map { "\($0.key): \(Format.count($0.value))" }
         lines.append("  Errors        " + (result.errors == 0 ? "none" : "\(Format.count(result.errors)) (\(Format.percent(result.errorRate)))"
             + (kinds.isEmpty ? "" : " — " + kinds.joined(separator: ", "))))
+        if result.skipped > 0 {
+            lines.append("  Not sent      \(Format.count(result.skipped)) flow steps (an earlier step gave no value they need)")
+        }
         lines.append("  \(Format.count(result.requests)) requests in \(Format.seconds(result.durationSeconds)), "
             + "\(Format.bytes(Double(result.bytesReceived))) read, \(Format.bytes(Double(result.bytesSent))) sent")
         lines.append("Requests/sec:  \(Format.rate(result.requestsPerSecond))")
