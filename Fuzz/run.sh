@@ -37,7 +37,7 @@ run multipart
 swift build --package-path Fuzz --scratch-path .build-fuzz -c release \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > .fuzz/package.build.log 2>&1 \
     || { tail -40 .fuzz/package.build.log; exit 1; }
-for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest; do
+for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest load:FuzzLoad; do
     cp ".build-fuzz/release/${target#*:}" ".fuzz/${target%%:*}"
     run "${target%%:*}"
 done

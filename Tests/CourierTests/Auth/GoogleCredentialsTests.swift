@@ -366,4 +366,15 @@ import Testing
             }
         }
     }
+
+    /// The metadata server's address comes from the environment: one that makes no URL is
+    /// reported (detection, and an AuthError on use), never a trap, and nothing is sent.
+    @Test(arguments: ["not a host", "http://", "127.0.0.1:99999", "h\u{7F}st"])
+    func anUnusableMetadataHostIsReported(host: String) async throws {
+        let server = MetadataServer(environment: ["GCE_METADATA_HOST": host])
+        let detection = await server.detect()
+        #expect(!detection.available)
+        #expect(detection.detail.contains("is not a host"), "\(detection.detail)")
+        await #expect(throws: AuthError.metadataServer) { _ = try await server.projectID() }
+    }
 }

@@ -17,13 +17,24 @@ public struct MetadataServer: Sendable, Hashable {
     public let root: URL
     /// Whether the environment named the host (then detection trusts it and only probes it).
     public let configured: Bool
+    /// The environment's value when it makes no URL (`GCE_METADATA_HOST=not a host`): nothing is
+    /// sent then; detection says so, and every request is an `AuthError` naming it.
+    let unusableHost: String?
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let host = [environment["GCE_METADATA_HOST"], environment["GCE_METADATA_ROOT"]].compactMap { $0 }
             .first { !$0.isEmpty }
         configured = host != nil
         let address = host ?? environment["GCE_METADATA_IP"].flatMap { $0.isEmpty ? nil : $0 } ?? "169.254.169.254"
-        root = URL(string: address.hasPrefix("http") ? address : "http://\(address)")!
+        // A value from the environment: one that makes no http URL with a host is reported, not a trap.
+        if let parsed = URL(string: address.hasPrefix("http") ? address : "http://\(address)"), parsed.host?.isEmpty == false,
+           (try? HTTPRequest(url: parsed).validate()) != nil {
+            root = parsed
+            unusableHost = nil
+        } else {
+            root = URL(string: "http://169.254.169.254")!
+            unusableHost = address
+        }
     }
 
     /// `root` + `/computeMetadata/v1/` + `path`.
@@ -33,7 +44,7 @@ public struct MetadataServer: Sendable, Hashable {
             text += "?" + query.map { "\($0.0)=\(URITemplate.percentEncode($0.1, keep: URITemplate.isUnreserved))" }
                 .joined(separator: "&")
         }
-        return URL(string: text)!
+        return URL(string: text) ?? root // the path and query are Courier's own, percent-encoded
     }
 
     static func request(_ url: URL, timeouts: Timeouts) -> HTTPRequest {
@@ -48,6 +59,9 @@ public struct MetadataServer: Sendable, Hashable {
     func get(_ path: String, query: [(String, String)] = [], name: String, through service: ServiceActor?) async throws(AuthError)
         -> Data
     {
+        if let unusableHost {
+            throw AuthError(.metadataServer, message: "the metadata server's address \(unusableHost.debugDescription) (GCE_METADATA_HOST, GCE_METADATA_ROOT or GCE_METADATA_IP) is not a host")
+        }
         let request = Self.request(url(path, query: query), timeouts: Timeouts(connect: .seconds(5), total: .seconds(30)))
         let response = try await CredentialRequest.send(request, name: name, through: service)
         guard response.headers["Metadata-Flavor"] == "Google" else {
@@ -99,13 +113,16 @@ extension MetadataServer {
     ///   of 0.5 s to connect and 1 s in all: Cloud Run's server answers in milliseconds, and a
     ///   laptop's unroutable link-local address fails in at most ~2 s.
     public func detect(through service: ServiceActor? = nil) async -> Detection {
+        if let unusableHost {
+            return Detection(available: false, detail: "the metadata server's address \(unusableHost.debugDescription) is not a host")
+        }
         if let known = Self.detected.withLock({ $0[root] }) { return known }
         let patient = configured || Self.dmiSaysGoogle()
         let timeouts: [Timeouts] = patient
             ? [1, 2, 3, 4].map { Timeouts(connect: .seconds($0), total: .seconds($0)) }
             : [Timeouts(connect: .milliseconds(500), total: .seconds(1)), Timeouts(connect: .milliseconds(500), total: .seconds(1))]
         let retry = RetryPolicy(maxRetries: timeouts.count - 1, initialDelay: 0...0.05, deadline: nil)
-        let probe = URL(string: root.absoluteString + "/")!
+        let probe = URL(string: root.absoluteString + "/") ?? root
         let detection: Detection
         do {
             let response = try await CredentialRequest.send(name: "metadata.detect", through: service, retry: retry) { attempt in
