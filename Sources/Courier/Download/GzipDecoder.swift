@@ -28,11 +28,11 @@ enum GzipDecoder {
             }
             try chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
                 stream.next_in = UnsafeMutablePointer(mutating: raw.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(raw.count)
+                stream.avail_in = uInt(truncatingIfNeeded: raw.count) // a read of at most 1 MiB
                 repeat {
                     let produced = out.withUnsafeMutableBufferPointer { buffer -> Int in
                         stream.next_out = buffer.baseAddress
-                        stream.avail_out = uInt(buffer.count)
+                        stream.avail_out = uInt(truncatingIfNeeded: buffer.count) // 1 MiB
                         status = inflate(&stream, Z_NO_FLUSH)
                         return buffer.count - Int(stream.avail_out)
                     }

@@ -7,17 +7,20 @@ import Foundation
 public enum Gzip {
     /// `data` compressed into one gzip member.
     public static func compress(_ data: Data) -> Data {
+        // zlib counts a buffer in 32 bits: more than that in one call is refused, not narrowed.
+        guard uInt(exactly: data.count) != nil else { return Data() }
         var stream = z_stream()
         guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return Data() }
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)
+        guard let outputSize = uInt(exactly: output.count) else { return Data() }
         let count = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> Int in
             output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Int in
                 stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(input.count)
+                stream.avail_in = uInt(truncatingIfNeeded: input.count) // checked above
                 stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(out.count)
+                stream.avail_out = outputSize
                 return deflate(&stream, Z_FINISH) == Z_STREAM_END ? out.count - Int(stream.avail_out) : 0
             }
         }
@@ -26,6 +29,7 @@ public enum Gzip {
 
     /// A gzip member decoded; nil when it is not valid gzip.
     public static func decompress(_ data: Data) -> Data? {
+        guard let inputSize = uInt(exactly: data.count) else { return nil }
         var stream = z_stream()
         guard inflateInit2_(&stream, 16 + 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
         defer { inflateEnd(&stream) }
@@ -34,11 +38,11 @@ public enum Gzip {
         var status = Z_OK
         data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
             stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-            stream.avail_in = uInt(input.count)
+            stream.avail_in = inputSize
             repeat {
                 let produced = buffer.withUnsafeMutableBufferPointer { out -> Int in
                     stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
+                    stream.avail_out = uInt(truncatingIfNeeded: out.count) // 64 KiB
                     status = inflate(&stream, Z_NO_FLUSH)
                     return out.count - Int(stream.avail_out)
                 }

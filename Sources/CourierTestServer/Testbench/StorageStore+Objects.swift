@@ -67,10 +67,10 @@ extension StorageStore {
         if !transcoding, let range = request.header("Range"), range.hasPrefix("bytes=") {
             let bounds = range.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
             let count = payload.count
-            guard bounds.count == 2, let start = Int(bounds[0]), start < count else {
+            guard bounds.count == 2, let start = Int(bounds[0]), start >= 0, start < count else {
                 return APIResponse(status: 416, headers: [("Content-Range", "bytes */\(count)")])
             }
-            let end = bounds[1].isEmpty ? count - 1 : min(Int(bounds[1]) ?? count - 1, count - 1)
+            let end = bounds[1].isEmpty ? count - 1 : max(start, min(Int(bounds[1]) ?? count - 1, count - 1))
             if let validator = request.header("If-Match") ?? request.header("If-Range"), validator != Self.etag(object) {
                 if request.header("If-Match") != nil { return Self.error(412, "The object changed") }
                 return APIResponse(status: 200, headers: headers, body: payload) // If-Range: the whole, anew

@@ -69,8 +69,8 @@ extension StorageStore {
         }
         if parts[0] != "*" {
             let bounds = parts[0].split(separator: "-")
-            guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), last - first + 1 == request.body.count,
-                  first <= upload.media.count
+            guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 0, last >= first - 1,
+                  last < Int.max, last - first + 1 == request.body.count, first <= upload.media.count
             else { return Self.error(400, "invalid Content-Range \(range) for \(request.body.count) bytes") }
             var data = request.body
             if let faults, let next = faults.registry.peek(faults.testID, method: "storage.objects.insert"),
