@@ -46,18 +46,16 @@ public final class TestServer: Sendable {
     /// The `quota-N` fault's windows, per header value.
     public let quotas: QuotaLedger
     private let lifecycle: ServerLifecycle
-    private let serviceGroup: ServiceGroup
-    private let application: Task<Void, any Error>
+    private let application: RunningApplication
     private let faultServer: RawFaultServer
 
     private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
-                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, discovery: DiscoveryFake, faults: FaultCounts, quotas: QuotaLedger, lifecycle: ServerLifecycle, serviceGroup: ServiceGroup, application: Task<Void, any Error>,
+                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, discovery: DiscoveryFake, faults: FaultCounts, quotas: QuotaLedger, lifecycle: ServerLifecycle, application: RunningApplication,
                  faultServer: RawFaultServer) {
         self.faults = faults
         self.discovery = discovery
         self.quotas = quotas
         self.lifecycle = lifecycle
-        self.serviceGroup = serviceGroup
         self.baseURL = baseURL
         self.faultURL = faultURL
         self.counters = counters
@@ -126,30 +124,15 @@ public final class TestServer: Sendable {
         // Critical only: what Hummingbird reports at error level here is a stop() that cancels a
         // slow graceful shutdown (below) or a client a fault test broke on purpose.
         logger.logLevel = .critical
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
+        let running = try await RunningApplication.start(
             router: router,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: requestedPort),
                 availableConnectionsDelegate: ConnectionCounter(counters: counters)
             ),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
             logger: logger
         )
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let task = Task {
-            defer { portContinuation.finish() } // a listener that cannot bind ends the wait below
-            try await group.run()
-        }
-        var iterator = portStream.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            if case .failure(let error) = await task.result { throw TestServerError.couldNotStart(String(describing: error)) }
-            throw TestServerError.couldNotStart("the listener did not start")
-        }
+        let port = running.port
         ownURL.withLock { $0 = "http://\(host):\(port)" }
         let faults = FaultCounts()
         let faultServer = try await RawFaultServer.start(host: host, counters: counters, files: files, faults: faults)
@@ -157,7 +140,7 @@ public final class TestServer: Sendable {
         return TestServer(
             baseURL: URL(string: "http://\(host):\(port)")!,
             faultURL: URL(string: "http://\(host):\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, discovery: discovery, faults: faults, quotas: quotas, lifecycle: lifecycle, serviceGroup: group, application: task, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, discovery: discovery, faults: faults, quotas: quotas, lifecycle: lifecycle, application: running, faultServer: faultServer
         )
     }
 
@@ -178,19 +161,7 @@ public final class TestServer: Sendable {
     /// Stops accepting, closes connections and waits for both listeners to end.
     public func stop() async {
         lifecycle.beginStopping() // long delays and stalls end now instead of holding up the shutdown
-        await serviceGroup.triggerGracefulShutdown()
-        // A client that vanished mid-body behind a middlebox (a reset the server never saw) leaves
-        // a handler waiting for bytes that never come, and the graceful shutdown would wait on it
-        // forever: after 2 s what is left is cancelled. (In the suite most graceful shutdowns
-        // took 2–6 s even without such a client, for a reason not yet found; the cap ends those
-        // too, and Hummingbird's report of the cancellation is below the logger's level.)
-        let application = application
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(2))
-            application.cancel()
-        }
-        _ = await application.result
-        deadline.cancel()
+        await application.stop() // graceful, cut short after 2 s (see RunningApplication.stop)
         await faultServer.stop()
         files.remove()
     }

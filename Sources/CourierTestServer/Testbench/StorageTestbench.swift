@@ -29,16 +29,14 @@ public final class StorageTestbench: Sendable {
     public let retryTests: RetryTestRegistry
     let store: StorageStore
     private let lifecycle: ServerLifecycle
-    private let serviceGroup: ServiceGroup
-    private let application: Task<Void, any Error>
+    private let application: RunningApplication
 
     private init(baseURL: URL, retryTests: RetryTestRegistry, store: StorageStore, lifecycle: ServerLifecycle,
-                 serviceGroup: ServiceGroup, application: Task<Void, any Error>) {
+                 application: RunningApplication) {
         self.baseURL = baseURL
         self.retryTests = retryTests
         self.store = store
         self.lifecycle = lifecycle
-        self.serviceGroup = serviceGroup
         self.application = application
     }
 
@@ -57,42 +55,18 @@ public final class StorageTestbench: Sendable {
         }
         var logger = Logger(label: "courier.storage-testbench")
         logger.logLevel = .critical // the resets and broken streams are on purpose
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger
-        )
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let task = Task {
-            defer { portContinuation.finish() }
-            try await group.run()
-        }
-        var iterator = portStream.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw TestServerError.couldNotStart("the storage testbench did not start")
-        }
+        let running = try await RunningApplication.start(
+            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        let port = running.port
         baseURL.withLock { $0 = "http://127.0.0.1:\(port)" }
         return StorageTestbench(baseURL: URL(string: "http://127.0.0.1:\(port)")!, retryTests: retryTests, store: store,
-                                lifecycle: lifecycle, serviceGroup: group, application: task)
+                                lifecycle: lifecycle, application: running)
     }
 
     /// Stops the listener and waits for it to end.
     public func stop() async {
         lifecycle.beginStopping()
-        await serviceGroup.triggerGracefulShutdown()
-        let application = application
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(2))
-            application.cancel()
-        }
-        _ = await application.result
-        deadline.cancel()
+        await application.stop()
     }
 
     /// How many requests reached each method (the conformance method names), for tests that
