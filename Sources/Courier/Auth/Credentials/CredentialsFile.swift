@@ -39,9 +39,9 @@ enum CredentialsFile: Sendable {
             else {
                 throw AuthError(.invalidCredentials, message: "impersonated_service_account lacks service_account_impersonation_url or source_credentials")
             }
-            let (endpoint, account) = try IAMCredentials.parse(impersonationURL: url)
+            let (iam, account) = try IAMCredentials.parse(impersonationURL: url)
             let delegates = object["delegates"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            self = .impersonated(source: try CredentialsFile(object: source), target: account, iamEndpoint: endpoint,
+            self = .impersonated(source: try CredentialsFile(object: source), target: account, iamEndpoint: iam.endpoint,
                                  delegates: delegates, quotaProjectID: object["quota_project_id"]?.stringValue)
         case let other:
             throw AuthError(.unsupportedCredentials, message: "credentials of type \(other ?? "none") are not supported")
@@ -82,12 +82,12 @@ enum CredentialsFile: Sendable {
             guard let url = configuration.serviceAccountImpersonationURL else {
                 throw AuthError(.unsupportedCredentials, message: "external_account credentials make ID tokens only with service_account_impersonation_url")
             }
-            let (endpoint, account) = try IAMCredentials.parse(impersonationURL: url)
+            let (iam, account) = try IAMCredentials.parse(impersonationURL: url)
             var direct = configuration
             direct.serviceAccountImpersonationURL = nil
             let federated = try ExternalAccountAuthorizer(configuration: direct, scopes: [GoogleScopes.cloudPlatform], refresh: refresh)
             return try IDTokenAuthorizer(audience: audience, source: .impersonation(
-                source: federated, targetPrincipal: account, iamEndpoint: endpoint), refresh: refresh)
+                source: federated, targetPrincipal: account, iamEndpoint: iam.endpoint), refresh: refresh)
         case .authorizedUser:
             throw AuthError(.unsupportedCredentials, message: "user credentials (authorized_user) cannot make ID tokens for an audience; impersonate a service account")
         }

@@ -74,7 +74,7 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
     public let configuration: Configuration
     public let scopes: [String]
     public let quotaProjectID: String?
-    private let cache: TokenCache
+    let cache: TokenCache
 
     public convenience init(contentsOf url: URL, scopes: [String], refresh: TokenRefresh = .default) throws {
         guard let data = FileManager.default.contents(atPath: url.path) else {
@@ -104,9 +104,9 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
                                                     sts: sts, through: service, now: now())
             guard let impersonation else { return federated }
             let stsAuthorizer = FixedTokenAuthorizer(token: federated)
-            return try await IAMCredentials(endpoint: impersonation.endpoint).generateAccessToken(
+            return try await impersonation.iam.generateAccessToken(
                 impersonation.account, scopes: scopes, delegates: [], lifetime: configuration.impersonationLifetime,
-                authorizedBy: stsAuthorizer, context: service.map { AuthorizationContext(service: $0) })
+                authorizedBy: stsAuthorizer, through: service)
         }
     }
 
@@ -130,14 +130,6 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
         return try await sts.requestToken(form: form, scopes: scopes, headers: headers, name: "sts.token", through: service, now: now).0
     }
 
-    public func token(context: AuthorizationContext?) async throws -> AccessToken {
-        try await cache.token(context: context)
-    }
-
-    public func invalidateToken(_ value: String?) async {
-        cache.invalidate(rejected: value)
-    }
-
     public var description: String { "ExternalAccountAuthorizer(\(configuration.audience))" }
 }
 
@@ -157,3 +149,5 @@ struct FixedTokenAuthorizer: TokenAuthorizer {
 enum GoogleScopes {
     static let cloudPlatform = "https://www.googleapis.com/auth/cloud-platform"
 }
+
+extension ExternalAccountAuthorizer: CachedTokenAuthorizer {}

@@ -27,7 +27,7 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
     /// The `aud` of the tokens: the called service's URL (Cloud Run) or OAuth client ID (IAP).
     public let audience: String
     public let quotaProjectID: String? = nil
-    private let cache: TokenCache
+    let cache: TokenCache
     private let sourceName: String
 
     /// - Parameters:
@@ -66,22 +66,15 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
             }
         case .impersonation(let source, let target, let delegates, let iamEndpoint):
             sourceName = "impersonation"
-            try CredentialRequest.requireSecure(iamEndpoint, what: "IAM Credentials endpoint")
-            let iam = IAMCredentials(endpoint: iamEndpoint)
+            let iam = try IAMCredentials(endpoint: iamEndpoint)
             cache = TokenCache(source: "impersonated_id_token", refresh: refresh, now: now) { service in
                 try await iam.generateIDToken(target, audience: audience, delegates: delegates, includeEmail: includeEmail,
-                                              authorizedBy: source, context: service.map { AuthorizationContext(service: $0) })
+                                              authorizedBy: source, through: service)
             }
         }
     }
 
-    public func token(context: AuthorizationContext?) async throws -> AccessToken {
-        try await cache.token(context: context)
-    }
-
-    public func invalidateToken(_ value: String?) async {
-        cache.invalidate(rejected: value)
-    }
-
     public var description: String { "IDTokenAuthorizer(\(audience) from \(sourceName))" }
 }
+
+extension IDTokenAuthorizer: CachedTokenAuthorizer {}

@@ -25,7 +25,7 @@ public final class ImpersonatedAuthorizer: TokenAuthorizer, CustomStringConverti
     public let lifetime: Duration
     public let quotaProjectID: String?
     let iam: IAMCredentials
-    private let cache: TokenCache
+    let cache: TokenCache
 
     /// - Parameters:
     ///   - source: The credentials that impersonate.
@@ -40,7 +40,7 @@ public final class ImpersonatedAuthorizer: TokenAuthorizer, CustomStringConverti
     public init(source: any TokenAuthorizer, targetPrincipal: String, scopes: [String], delegates: [String] = [],
                 lifetime: Duration = .seconds(3600), iamEndpoint: URL = googleIAMEndpoint, quotaProjectID: String? = nil,
                 refresh: TokenRefresh = .default, now: @escaping @Sendable () -> Date = Date.init) throws {
-        try CredentialRequest.requireSecure(iamEndpoint, what: "IAM Credentials endpoint")
+        let iam = try IAMCredentials(endpoint: iamEndpoint)
         let scopes = scopes.isEmpty ? [GoogleScopes.cloudPlatform] : scopes
         self.source = source
         self.targetPrincipal = targetPrincipal
@@ -48,21 +48,14 @@ public final class ImpersonatedAuthorizer: TokenAuthorizer, CustomStringConverti
         self.delegates = delegates
         self.lifetime = lifetime
         self.quotaProjectID = quotaProjectID ?? source.quotaProjectID
-        let iam = IAMCredentials(endpoint: iamEndpoint)
         self.iam = iam
         cache = TokenCache(source: "impersonated_service_account", refresh: refresh, now: now) { service in
             try await iam.generateAccessToken(targetPrincipal, scopes: scopes, delegates: delegates, lifetime: lifetime,
-                                              authorizedBy: source, context: service.map { AuthorizationContext(service: $0) })
+                                              authorizedBy: source, through: service)
         }
-    }
-
-    public func token(context: AuthorizationContext?) async throws -> AccessToken {
-        try await cache.token(context: context)
-    }
-
-    public func invalidateToken(_ value: String?) async {
-        cache.invalidate(rejected: value)
     }
 
     public var description: String { "ImpersonatedAuthorizer(\(targetPrincipal) by \(source))" }
 }
+
+extension ImpersonatedAuthorizer: CachedTokenAuthorizer {}

@@ -17,7 +17,7 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
     /// The service account (`default`: the one the instance runs as).
     public let account: String
     public let scopes: [String]
-    private let cache: TokenCache
+    let cache: TokenCache
 
     /// - Parameters:
     ///   - account: The service account, by email or `default`.
@@ -58,14 +58,6 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
         }
     }
 
-    public func token(context: AuthorizationContext?) async throws -> AccessToken {
-        try await cache.token(context: context)
-    }
-
-    public func invalidateToken(_ value: String?) async {
-        cache.invalidate(rejected: value)
-    }
-
     /// The project the instance runs in.
     public func projectID(through service: ServiceActor? = nil) async throws -> String {
         try await server.projectID(through: service)
@@ -78,3 +70,5 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
 
     public var description: String { "MetadataServerAuthorizer(\(account) at \(server.root.absoluteString))" }
 }
+
+extension MetadataServerAuthorizer: CachedTokenAuthorizer {}

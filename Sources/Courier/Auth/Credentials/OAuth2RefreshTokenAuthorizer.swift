@@ -17,7 +17,7 @@ import Synchronization
 public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
     public static let googleTokenURL = URL(string: "https://oauth2.googleapis.com/token")!
 
-    private let cache: TokenCache
+    let cache: TokenCache
     private let state: RefreshState
     private let storeLoaded = Atomic<Bool>(false)
     public let quotaProjectID: String?
@@ -45,10 +45,6 @@ public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringCo
         cache = TokenCache(source: "authorized_user", refresh: refresh, now: now) { service in
             try await state.refresh(through: service, now: now)
         }
-    }
-
-    public func invalidateToken(_ value: String?) async {
-        cache.invalidate(rejected: value)
     }
 
     public func token(context: AuthorizationContext?) async throws -> AccessToken {
@@ -104,3 +100,5 @@ actor RefreshState {
         return token
     }
 }
+
+extension OAuth2RefreshTokenAuthorizer: CachedTokenAuthorizer {}

@@ -8,22 +8,31 @@ struct IAMCredentials: Sendable {
     /// `https://iamcredentials.googleapis.com` (or a test server).
     let endpoint: URL
 
+    /// Refuses an endpoint that would carry the caller's token in clear text.
+    init(endpoint: URL) throws(AuthError) {
+        try CredentialRequest.requireSecure(endpoint, what: "IAM Credentials endpoint")
+        self.endpoint = endpoint
+    }
+
     /// The account in a `…/serviceAccounts/<email>:generateAccessToken` URL (a credentials
     /// file's `service_account_impersonation_url`) and the endpoint before `/v1/`.
-    static func parse(impersonationURL text: String) throws(AuthError) -> (endpoint: URL, account: String) {
+    static func parse(impersonationURL text: String) throws(AuthError) -> (iam: IAMCredentials, account: String) {
         guard let url = URL(string: text), let range = text.range(of: "/v1/projects/-/serviceAccounts/"),
               let colon = text[range.upperBound...].lastIndex(of: ":")
         else {
             throw AuthError(.invalidCredentials, message: "service_account_impersonation_url is not an IAM Credentials URL")
         }
+        guard let endpoint = URL(string: String(text[..<range.lowerBound])) else {
+            throw AuthError(.invalidCredentials, message: "service_account_impersonation_url is not an IAM Credentials URL")
+        }
         try CredentialRequest.requireSecure(url, what: "IAM Credentials endpoint")
         let account = String(text[range.upperBound..<colon]).removingPercentEncoding ?? String(text[range.upperBound..<colon])
-        return (URL(string: String(text[..<range.lowerBound]))!, account)
+        return (try IAMCredentials(endpoint: endpoint), account)
     }
 
     private func post(_ account: String, method: String, body: JSONObject, authorizedBy source: any TokenAuthorizer,
-                      context: AuthorizationContext?) async throws -> JSONObject {
-        let sourceToken = try await source.token(context: context)
+                      through service: ServiceActor?) async throws -> JSONObject {
+        let sourceToken = try await source.token(context: service.map { AuthorizationContext(service: $0) })
         let encoded = URITemplate.percentEncode(account, keep: { URITemplate.isUnreserved($0) || $0 == UInt8(ascii: "@") })
         var request = HTTPRequest(method: .post, url: endpoint.appendingPathComponent("v1/projects/-/serviceAccounts/\(encoded):\(method)"))
         request.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30))
@@ -31,18 +40,18 @@ struct IAMCredentials: Sendable {
         request.headers["Content-Type"] = "application/json"
         if let quota = source.quotaProjectID { request.headers["x-goog-user-project"] = quota }
         request.body = .data(body.serialized())
-        let response = try await CredentialRequest.send(request, name: "iamcredentials.\(method)", through: context?.service)
+        let response = try await CredentialRequest.send(request, name: "iamcredentials.\(method)", through: service)
         if response.status == 401 { await source.invalidateToken(sourceToken.value) }
         return try TokenEndpoint.object(of: response)
     }
 
     /// `generateAccessToken`: an access token of `account` for `scopes`, valid `lifetime`.
     func generateAccessToken(_ account: String, scopes: [String], delegates: [String], lifetime: Duration,
-                             authorizedBy source: any TokenAuthorizer, context: AuthorizationContext?) async throws -> AccessToken {
+                             authorizedBy source: any TokenAuthorizer, through service: ServiceActor?) async throws -> AccessToken {
         let body = try await post(account, method: "generateAccessToken", body: [
             "scope": .array(scopes.map(JSONValue.string)), "delegates": .array(delegates.map(JSONValue.string)),
             "lifetime": .string("\(Int(min(max(lifetime.seconds, 0), 1e12)))s"),
-        ], authorizedBy: source, context: context)
+        ], authorizedBy: source, through: service)
         guard let value = body["accessToken"]?.stringValue, !value.isEmpty else {
             throw AuthError(.tokenEndpoint, message: "generateAccessToken answered without accessToken")
         }
@@ -52,10 +61,10 @@ struct IAMCredentials: Sendable {
 
     /// `generateIdToken`: an ID token of `account` for `audience`.
     func generateIDToken(_ account: String, audience: String, delegates: [String], includeEmail: Bool,
-                         authorizedBy source: any TokenAuthorizer, context: AuthorizationContext?) async throws -> AccessToken {
+                         authorizedBy source: any TokenAuthorizer, through service: ServiceActor?) async throws -> AccessToken {
         let body = try await post(account, method: "generateIdToken", body: [
             "audience": .string(audience), "delegates": .array(delegates.map(JSONValue.string)), "includeEmail": .bool(includeEmail),
-        ], authorizedBy: source, context: context)
+        ], authorizedBy: source, through: service)
         guard let value = body["token"]?.stringValue, !value.isEmpty else {
             throw AuthError(.tokenEndpoint, message: "generateIdToken answered without token")
         }
