@@ -48,8 +48,8 @@ final class UploadStreamBuffer: Sendable {
     func append(_ data: Data) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (consumer, outcome) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Bool?) in
-                    if state.cancelled { return (nil, false) }
+                let (consumer, decision) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, WaitDecision) in
+                    if state.cancelled { return (nil, .cancelled) }
                     var data = data
                     if state.discard > 0 {
                         let count = Int(min(Int64(data.count), state.discard))
@@ -62,16 +62,12 @@ final class UploadStreamBuffer: Sendable {
                         state.end += Int64(data.count)
                     }
                     let consumer = state.consumerReady ? state.consumer.take()?.continuation : nil
-                    guard state.end - state.start >= state.capacity else { return (consumer, true) }
+                    guard state.end - state.start >= state.capacity else { return (consumer, .proceed) }
                     state.producer = continuation
-                    return (consumer, nil)
+                    return (consumer, .parked)
                 }
                 consumer?.resume()
-                switch outcome {
-                case true?: continuation.resume()
-                case false?: continuation.resume(throwing: CancellationError())
-                case nil: break
-                }
+                decision.settle(continuation)
             }
         } onCancel: {
             cancel()

@@ -121,18 +121,13 @@ final class UploadControl: Sendable {
     func waitWhilePaused() async throws {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                let outcome = state.withLock { state -> Bool? in
-                    if state.cancelled || Task.isCancelled { return false }
-                    guard state.pauseRequested else { return true }
+                state.withLock { state -> WaitDecision in
+                    if state.cancelled || Task.isCancelled { return .cancelled }
+                    guard state.pauseRequested else { return .proceed }
                     state.paused = true
                     state.resumeWaiter = continuation
-                    return nil
-                }
-                switch outcome {
-                case true?: continuation.resume()
-                case false?: continuation.resume(throwing: CancellationError())
-                case nil: break
-                }
+                    return .parked
+                }.settle(continuation)
             }
         } onCancel: {
             cancel()
