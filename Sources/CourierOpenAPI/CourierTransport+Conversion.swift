@@ -2,19 +2,17 @@ import Courier
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import CourierSync
 
 extension Courier.HTTPRequest {
     /// The OpenAPI request at `baseURL`: the server URL's path, then the operation's path and query.
+    /// The operation's path comes percent-encoded from the generated client, so the two join as
+    /// text and the URL is parsed once.
     init(_ request: HTTPTypes.HTTPRequest, baseURL: URL) throws {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
-              let operation = URLComponents(string: request.path ?? "") else {
-            throw OpenAPITransportError(code: .invalidURL, message: "cannot join \(Redaction.url(baseURL.absoluteString)) and the operation's path \(request.path ?? "")")
-        }
-        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + operation.percentEncodedPath
-        components.percentEncodedQuery = operation.percentEncodedQuery
-        guard let url = components.url else {
-            throw OpenAPITransportError(code: .invalidURL, message: "cannot join \(Redaction.url(baseURL.absoluteString)) and the operation's path \(request.path ?? "")")
+        let operation = request.path ?? ""
+        var base = baseURL.absoluteString
+        if base.hasSuffix("/") { base.removeLast() }
+        guard baseURL.query == nil, baseURL.fragment == nil, operation.hasPrefix("/"), let url = URL(string: base + operation) else {
+            throw OpenAPITransportError(code: .invalidURL, message: "cannot join \(Redaction.url(baseURL.absoluteString)) and the operation's path \(operation)")
         }
         self.init(method: HTTPMethod(rawValue: request.method.rawValue), url: url)
         for field in request.headerFields { headers.add(name: field.name.canonicalName, value: field.value) }
@@ -23,17 +21,16 @@ extension Courier.HTTPRequest {
 
 extension CourierTransport {
     /// The request body: in memory when its known length is at most `limit` (so it can be sent
-    /// again), else streamed as the connection drains it.
-    /// A streamed body's own failure is recorded in `failure`: Courier reports it as a transport
-    /// error in words, and `send` throws the original instead.
-    static func body(_ body: HTTPBody?, bufferingUpTo limit: Int, failure: BodyFailure) async throws -> Courier.HTTPRequest.Body {
+    /// again), else streamed as the connection drains it. A streamed body's own error (a length
+    /// that does not match, or whatever the body threw) is what `send` throws.
+    static func body(_ body: HTTPBody?, bufferingUpTo limit: Int) async throws -> Courier.HTTPRequest.Body {
         guard let body else { return .empty }
         switch body.length {
         case .known(let length):
             // Checked in memory and streamed alike: curl sends exactly the declared
             // Content-Length, so unchecked a longer body would be cut silently and a shorter one
             // would hang.
-            let checked = LengthCheckedBody(body: body, length: length, failure: failure)
+            let checked = LengthCheckedBody(body: body, length: length)
             guard length <= limit else { return .stream(checked, length: length) }
             var bytes = Data(capacity: Int(length))
             for try await chunk in checked { bytes.append(chunk) }
@@ -55,38 +52,24 @@ struct LengthCheckedBody: AsyncSequence, Sendable {
     typealias Element = Data
     let body: HTTPBody
     let length: Int64
-    let failure: BodyFailure
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var chunks: HTTPBody.AsyncIterator
         let length: Int64
-        let failure: BodyFailure
         var count: Int64 = 0
 
         mutating func next() async throws -> Data? {
             guard let chunk = try await chunks.next() else {
-                guard count == length else { throw failure.record(lengthMismatch(declared: length, atLeast: Int(count), ended: true)) }
+                guard count == length else { throw lengthMismatch(declared: length, atLeast: Int(count), ended: true) }
                 return nil
             }
             count += Int64(chunk.count)
-            guard count <= length else { throw failure.record(lengthMismatch(declared: length, atLeast: Int(count))) }
+            guard count <= length else { throw lengthMismatch(declared: length, atLeast: Int(count)) }
             return Data(chunk)
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: body.makeAsyncIterator(), length: length, failure: failure) }
-}
-
-/// The error a streamed request body threw, kept for ``CourierTransport/send(_:body:baseURL:operationID:)``.
-final class BodyFailure: Sendable {
-    private let error = LockedValue<OpenAPITransportError?>(nil)
-
-    func record(_ failure: OpenAPITransportError) -> OpenAPITransportError {
-        error.withLock { $0 = failure }
-        return failure
-    }
-
-    var recorded: OpenAPITransportError? { error.withLock { $0 } }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: body.makeAsyncIterator(), length: length) }
 }
 
 extension HTTPTypes.HTTPResponse {
@@ -106,11 +89,5 @@ extension HTTPBody {
         guard method != .head else { return nil }
         let length = response.headers["Content-Length"].flatMap(Int64.init).map(HTTPBody.Length.known) ?? .unknown
         self.init(response.body.map { ArraySlice($0) }, length: length, iterationBehavior: .single)
-    }
-}
-
-private extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

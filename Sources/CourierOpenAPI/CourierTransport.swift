@@ -33,17 +33,11 @@ public struct CourierTransport: ClientTransport {
         -> (HTTPTypes.HTTPResponse, HTTPBody?)
     {
         var outgoing = try Courier.HTTPRequest(request, baseURL: baseURL)
-        let bodyFailure = BodyFailure()
-        outgoing.body = try await Self.body(body, bufferingUpTo: configuration.replayableBodyLimit, failure: bodyFailure)
+        outgoing.body = try await Self.body(body, bufferingUpTo: configuration.replayableBodyLimit)
         if configuration.idempotentOperations.contains(operationID) { outgoing.idempotency = .always }
         let options = RequestOptions(requestID: CourierTransport.requestID, retry: configuration.retry,
                                      authorize: configuration.authorize, name: operationID)
-        let response: HTTPStreamingResponse
-        do {
-            response = try await service.stream(outgoing, options: options)
-        } catch {
-            throw bodyFailure.recorded ?? error
-        }
+        let response = try await service.stream(outgoing, options: options)
         return (HTTPTypes.HTTPResponse(response.head), HTTPBody(response, method: request.method))
     }
 }

@@ -194,6 +194,9 @@ final class StreamBuffer {
     private var buffered = 0
     private var producerFinished = false
     private var failure: (any Error)?
+    /// The error the body's own sequence threw: the caller receives it as it was thrown (curl
+    /// only learns that the read failed).
+    private(set) var producerError: (any Error)?
     private var waitingProducer: UnsafeContinuation<Void, any Error>?
     /// The `Content-Length` sent, or nil for a chunked body.
     private let declaredLength: Int64?
@@ -270,6 +273,7 @@ final class StreamBuffer {
         guard !producerFinished, failure == nil else { return }
         if let error {
             failure = error
+            producerError = error
         } else if let declaredLength, offered != declaredLength {
             failure = TransportError(.bodyLengthMismatch,
                                      message: "the request body stream ended after \(offered) of its declared \(declaredLength) bytes")

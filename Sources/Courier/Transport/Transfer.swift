@@ -147,7 +147,8 @@ final class Transfer {
 
     private func resolve(failing error: any Error, headDelivered: Bool, requestStarted: Bool,
                          release: TransferStateMachine.Release) {
-        var error = error
+        // A streamed body whose sequence threw ended the transfer: that error is the caller's to see.
+        var error = requestBody?.streamBuffer?.producerError ?? error
         // Tracked for non-idempotent requests only: there "never handed to a connection" makes
         // a failure safe to retry whatever the method.
         if !request.isIdempotent, !requestStarted, var transportError = error as? TransportError {
