@@ -32,9 +32,9 @@ extension ServiceActor.Configuration {
         /// Whether a task without an executor preference whose request completes while nothing
         /// else is in flight continues on the service's loop thread, until it next suspends,
         /// instead of waking a thread of the global pool: one request at a time then costs one
-        /// thread wake, not two or three (`Docs/Performance.md`, "P8"). A caller that computes
-        /// for over 1 ms after its response holds the loop meanwhile, so running in place then
-        /// pauses for a hundred times as long. Turn it off when callers block their thread
+        /// thread wake, not two or three (`Docs/Performance.md`). A caller that computes for
+        /// over 1 ms after its response holds the loop meanwhile, so after two such runs in a
+        /// row running in place pauses for a hundred times as long. Turn it off when callers block their thread
         /// (which Swift concurrency forbids anyway) or must never share the loop's.
         public var resumesCallersInPlace = true
 

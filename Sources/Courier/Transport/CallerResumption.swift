@@ -8,13 +8,20 @@
 /// request, as C. With more in flight the loop is busy and the pool takes the callers, as
 /// before. (Docs/Performance.md, "P8".)
 ///
-/// A caller that then computes for long holds the loop meanwhile: one that ran longer than
-/// ``longRun`` pauses running in place for ``pauseFactor`` times as long as it ran, so callers
-/// that do heavy work after their responses hold the loop at most about 1 % of the time.
+/// A caller that then computes for long holds the loop meanwhile: after two runs in a row longer
+/// than ``longRun``, running in place pauses for ``pauseFactor`` times the shorter of the two, so
+/// callers that do heavy work after their responses hold the loop about 2 % of the time at most.
+/// One long run alone does not pause it: the runs are timed by the wall clock (a thread CPU clock
+/// costs a system call per run), so a loop thread preempted for a few milliseconds looks like a
+/// long run, and pausing for that sent a quarter of an idle 1-in-flight benchmark's requests
+/// through the pool (`make bench-check`'s switch outliers). Two preemptions in a row are rare; a
+/// caller that computes for long does so after every response.
 struct CallerResumption {
     /// Off: every resumed caller goes to the pool (``ServiceActor/Configuration/Transport/resumesCallersInPlace``).
     let enabled: Bool
     private var pausedUntil: UInt64 = 0
+    /// How long the last run in place took, when it was long; 0 after a short one.
+    private var lastLongRun: UInt64 = 0
 
     static let longRun: UInt64 = 1_000_000 // 1 ms
     static let pauseFactor: UInt64 = 100
@@ -38,6 +45,15 @@ struct CallerResumption {
     /// A caller ran in place from `start` to `end`.
     mutating func ran(from start: UInt64, to end: UInt64) {
         let elapsed = end &- start
-        if elapsed > Self.longRun { pausedUntil = end + elapsed * Self.pauseFactor }
+        guard elapsed > Self.longRun else {
+            lastLongRun = 0
+            return
+        }
+        guard lastLongRun > 0 else {
+            lastLongRun = elapsed
+            return
+        }
+        pausedUntil = end &+ min(elapsed, lastLongRun).multipliedReportingOverflow(by: Self.pauseFactor).partialValue
+        lastLongRun = 0
     }
 }
