@@ -1,5 +1,6 @@
 // The few libcrypto operations Courier needs, as non-variadic functions: RS256 signatures for
-// service-account JWTs, RSA key generation for tests, and streaming MD5 for upload integrity.
+// service-account JWTs (and their verification, for the test server), RSA key generation for
+// tests, SHA-256, and streaming MD5 for upload integrity.
 #ifndef COURIER_COPENSSL_SHIM_H
 #define COURIER_COPENSSL_SHIM_H
 
@@ -36,6 +37,32 @@ static inline int courier_rs256_sign(EVP_PKEY *key, const unsigned char *data, s
     if (!context) return 0;
     int ok = EVP_DigestSignInit(context, NULL, EVP_sha256(), NULL, key) == 1
         && EVP_DigestSign(context, signature, signature_length, data, length) == 1;
+    EVP_MD_CTX_free(context);
+    ERR_clear_error();
+    return ok;
+}
+
+/// Parses a PEM public key (SubjectPublicKeyInfo); NULL if it is not an RSA one.
+static inline EVP_PKEY *courier_rsa_public_key_from_pem(const char *pem, size_t length) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (!bio) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (key && EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
+        EVP_PKEY_free(key);
+        key = NULL;
+    }
+    ERR_clear_error();
+    return key;
+}
+
+/// 1 when `signature` is the RS256 signature of `data` by `key`'s private half.
+static inline int courier_rs256_verify(EVP_PKEY *key, const unsigned char *data, size_t length,
+                                       const unsigned char *signature, size_t signature_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (!context) return 0;
+    int ok = EVP_DigestVerifyInit(context, NULL, EVP_sha256(), NULL, key) == 1
+        && EVP_DigestVerify(context, signature, signature_length, data, length) == 1;
     EVP_MD_CTX_free(context);
     ERR_clear_error();
     return ok;
@@ -91,5 +118,15 @@ static inline void courier_md5_finish(EVP_MD_CTX *context, unsigned char *digest
 }
 
 static inline void courier_md5_free(EVP_MD_CTX *context) { EVP_MD_CTX_free(context); }
+
+/// A second context in the same state; NULL if it cannot be made.
+static inline EVP_MD_CTX *courier_md5_copy(const EVP_MD_CTX *context) {
+    EVP_MD_CTX *copy = EVP_MD_CTX_new();
+    if (copy && EVP_MD_CTX_copy_ex(copy, context) != 1) {
+        EVP_MD_CTX_free(copy);
+        return NULL;
+    }
+    return copy;
+}
 
 #endif

@@ -1,6 +1,5 @@
 import CourierSync
 import CCourierChecksum
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -56,9 +55,9 @@ public final class FilesAPI: Sendable {
         var crc: UInt32 = 0
     }
 
-    /// swift-crypto's MD5 is not `Sendable`; this one lives in the state lock and is only used under it.
+    /// The hasher is not `Sendable`; this one lives in the state lock and is only used under it.
     struct LockedMD5: @unchecked Sendable {
-        var hasher = Insecure.MD5()
+        var hasher = MD5Hasher()
     }
 
     struct StoredFile {
@@ -220,10 +219,10 @@ public final class FilesAPI: Sendable {
 
     private func storeWhole(_ body: Data, name: String, contentType: String, metadata: [String: String],
                             expected: [(String, String)]) -> APIResponse {
-        var md5 = Insecure.MD5()
+        var md5 = MD5Hasher()
         md5.update(data: body)
         let crc = body.withUnsafeBytes { courier_crc32c_update(0, $0.baseAddress, $0.count) }
-        if let refusal = Self.refusal(expected, md5: Data(md5.finalize()), crc32c: crc) { return refusal }
+        if let refusal = Self.refusal(expected, md5: md5.finalize(), crc32c: crc) { return refusal }
         let path = directory.appendingPathComponent("whole-\(UUID().uuidString)")
         do {
             try body.write(to: path)
@@ -325,7 +324,7 @@ public final class FilesAPI: Sendable {
                 state.withLock { _ = $0.sessions.removeValue(forKey: id) }
                 return NotesAPI.json(["kind": "files#file", "name": session.name, "size": String(session.received)])
             }
-            if let refusal = Self.refusal(Self.expectedHashes(googHash, metadata: [:]), md5: Data(session.md5.hasher.finalize()),
+            if let refusal = Self.refusal(Self.expectedHashes(googHash, metadata: [:]), md5: session.md5.hasher.finalize(),
                                           crc32c: session.crc) {
                 state.withLock { _ = $0.sessions.removeValue(forKey: id) } // as Google: the session ends, nothing is stored
                 try? FileManager.default.removeItem(at: session.path)
@@ -347,8 +346,8 @@ public final class FilesAPI: Sendable {
 
     @discardableResult
     private func finalize(path: URL, name: String, contentType: String, metadata: [String: String],
-                          hashed: (md5: Insecure.MD5, crc: UInt32, size: Int64)? = nil) throws -> (String, StoredFile) {
-        var md5 = hashed?.md5 ?? Insecure.MD5()
+                          hashed: (md5: MD5Hasher, crc: UInt32, size: Int64)? = nil) throws -> (String, StoredFile) {
+        var md5 = hashed?.md5 ?? MD5Hasher()
         var crc: UInt32 = hashed?.crc ?? 0
         var size: Int64 = hashed?.size ?? 0
         if hashed == nil {
@@ -365,7 +364,7 @@ public final class FilesAPI: Sendable {
             state.nextID += 1
             let id = "file-\(state.nextID)"
             let file = StoredFile(path: path, name: name, size: size, contentType: contentType,
-                                  md5: Data(md5.finalize()).base64EncodedString(), crc32c: crcBytes.base64EncodedString(),
+                                  md5: md5.finalize().base64EncodedString(), crc32c: crcBytes.base64EncodedString(),
                                   generation: state.nextID, metadata: metadata)
             state.files[id] = file
             return (id, file)

@@ -197,10 +197,13 @@ public func withTestServer<Result>(
 public enum TestServerError: Error, CustomStringConvertible {
     /// The listener could not start, for the reason given (a port in use, say).
     case couldNotStart(String)
+    /// A public key given to the test server is not an RSA key in PEM (SubjectPublicKeyInfo).
+    case invalidKey
 
     public var description: String {
         switch self {
         case .couldNotStart(let reason): "the test server could not start: \(reason)"
+        case .invalidKey: "the public key is not an RSA key in PEM (SubjectPublicKeyInfo)"
         }
     }
 }

@@ -1,6 +1,4 @@
 import CourierSync
-import _CryptoExtras
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -31,7 +29,7 @@ public final class TokenServer: Sendable {
 
     struct State {
         var clients: [String: Client] = [:]
-        var serviceAccounts: [String: _RSA.Signing.PublicKey] = [:]
+        var serviceAccounts: [String: RSAPublicKey] = [:]
         var tokens: [String: Date] = [:]
         var issued = 0
         var refreshGrants = 0
@@ -82,7 +80,7 @@ public final class TokenServer: Sendable {
 
     /// Registers a service account by email and public key (PEM, SubjectPublicKeyInfo).
     public func registerServiceAccount(email: String, publicKeyPEM: String) throws {
-        let key = try _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM)
+        let key = try RSAPublicKey(pemRepresentation: publicKeyPEM)
         state.withLock { $0.serviceAccounts[email] = key }
     }
 
@@ -122,8 +120,7 @@ public final class TokenServer: Sendable {
               let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any],
               header["alg"] as? String == "RS256", let issuer = claims["iss"] as? String,
               let key = state.withLock({ $0.serviceAccounts[issuer] }),
-              key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: Data((parts[0] + "." + parts[1]).utf8),
-                                   padding: .insecurePKCS1v1_5)
+              key.isValidRS256Signature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
         else { return nil }
         return (header, claims)
     }
@@ -240,8 +237,7 @@ public final class TokenServer: Sendable {
             return Self.oauthError("invalid_grant", "Invalid JWT: unknown issuer")
         }
         let signed = Data((parts[0] + "." + parts[1]).utf8)
-        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signed,
-                                   padding: .insecurePKCS1v1_5)
+        guard key.isValidRS256Signature(signature, for: signed)
         else { return Self.oauthError("invalid_grant", "Invalid JWT Signature.") }
         guard claims["aud"] as? String == audience else { return Self.oauthError("invalid_grant", "Invalid JWT: wrong audience") }
         if let target = claims["target_audience"] as? String {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Objects: metadata, media (uploads three ways, ranged downloads), compose, copy and rewrite.
@@ -53,7 +52,7 @@ extension StorageStore {
         var headers: [(String, String)] = [
             ("Content-Type", object.contentType), ("ETag", Self.etag(object)), ("Accept-Ranges", "bytes"),
             ("x-goog-generation", String(object.generation)), ("x-goog-metageneration", String(object.metageneration)),
-            ("x-goog-hash", "crc32c=\(Self.crc32cBase64(object.media)),md5=\(Data(Insecure.MD5.hash(data: object.media)).base64EncodedString())"),
+            ("x-goog-hash", "crc32c=\(Self.crc32cBase64(object.media)),md5=\(MD5Hasher.hash(data: object.media).base64EncodedString())"),
             ("x-goog-stored-content-length", String(object.media.count)),
         ]
         if let encoding = object.contentEncoding {

@@ -1,6 +1,5 @@
 import CCourierChecksum
 import CourierSync
-import Crypto
 import Foundation
 
 /// The testbench's Cloud Storage: what each JSON API method of the retry cases needs, in memory.
@@ -106,7 +105,7 @@ final class StorageStore: Sendable {
             "kind": "storage#object", "id": "\(object.bucket)/\(object.name)/\(object.generation)", "bucket": object.bucket,
             "name": object.name, "generation": String(object.generation), "metageneration": String(object.metageneration),
             "size": String(object.media.count), "contentType": object.contentType, "etag": etag(object),
-            "md5Hash": Data(Insecure.MD5.hash(data: object.media)).base64EncodedString(),
+            "md5Hash": MD5Hasher.hash(data: object.media).base64EncodedString(),
             "crc32c": crc32cBase64(object.media),
         ]
         if let encoding = object.contentEncoding { resource["contentEncoding"] = encoding }
