@@ -31,11 +31,17 @@ run() { # name
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then ".fuzz/$name" -merge=1 -max_len=4096 "Fuzz/corpus/$name" "$work" >/dev/null 2>&1; fi
 }
 
-timed() { # name, command...: the command's wall time into the phase log (Scripts/phase.sh)
+cpu_of_times() { # the CPU seconds of finished children in a file `times` wrote (in this shell: not in $(…))
+    awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.1f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
+timed() { # name, command...: the command's wall and CPU time into the phase log (Scripts/phase.sh)
     local name=$1 start status=0; shift
     start=$(date +%s.%N)
+    times > .fuzz/times-before
     "$@" || status=$?
-    Scripts/phase.sh --record "$name" "$start" "$status"
+    times > .fuzz/times-after
+    Scripts/phase.sh --record "$name" "$start" "$status" \
+        "$(awk -v a="$(cpu_of_times .fuzz/times-before)" -v b="$(cpu_of_times .fuzz/times-after)" 'BEGIN { printf "%.1f", b - a }')"
     return $status
 }
 timed fuzz-build-multipart build multipart Fuzz/MultipartParser/FuzzTarget.swift Sources/Courier/Batch/MultipartParser.swift \

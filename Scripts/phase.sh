@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
 # Scripts/phase.sh NAME COMMAND [ARG...]: runs COMMAND and appends its wall time to the phase log
-# ($PHASE_LOG, default .build/phase-times.tsv) as "NAME<TAB>seconds<TAB>exit status", so a CI
-# run can say where its time went (`Scripts/phase.sh --report` prints the table). A script times
+# ($PHASE_LOG, default .build/phase-times.tsv) as "NAME<TAB>seconds<TAB>exit status<TAB>CPU
+# seconds", so a CI run can say where its time went and how busy the cores were meanwhile
+# (`Scripts/phase.sh --report` prints the table). A script times
 # its own shell functions with `Scripts/phase.sh --record NAME START STATUS` (START from date +%s.%N).
 set -uo pipefail
 log=${PHASE_LOG:-$(cd "$(dirname "$0")/.." && pwd)/.build/phase-times.tsv}
 if [ "${1:-}" = --report ]; then
     [ -f "$log" ] || exit 0
-    awk -F'\t' '{ total += $2; printf "  %-28s %7.0f s%s\n", $1, $2, ($3 == 0 ? "" : "  (exit " $3 ")") }
-        END { printf "  %-28s %7.0f s (%d min)\n", "total", total, total / 60 }' "$log"
+    cores=$(nproc 2>/dev/null || echo 1)
+    printf '  %-28s %7s %9s %6s\n' phase wall CPU busy
+    awk -F'\t' -v cores="$cores" '{ total += $2; cpu += $4
+        printf "  %-28s %6.0fs %8.0fs %5.0f%%%s\n", $1, $2, $4, ($2 > 0 ? 100 * $4 / ($2 * cores) : 0), ($3 == 0 ? "" : "  (exit " $3 ")") }
+        END { printf "  %-28s %6.0fs %8.0fs %5.0f%%  (%d min)\n", "total", total, cpu, (total > 0 ? 100 * cpu / (total * cores) : 0), total / 60 }' "$log"
     exit 0
 fi
-record() { # name start status
+record() { # name start status [cpu seconds]
     mkdir -p "$(dirname "$log")"
-    printf '%s\t%s\t%s\n' "$1" "$(awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$3" >> "$log"
+    printf '%s\t%s\t%s\t%s\n' "$1" "$(awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$3" "${4:-0}" >> "$log"
 }
-if [ "${1:-}" = --record ]; then record "$2" "$3" "$4"; exit 0; fi
+# The CPU seconds (user + system) of this shell's finished children, from the `times` builtin.
+# `times` must run in this shell itself: in a pipeline or $(…) it reports a subshell's children.
+cpu_of_times() { # the file `times` wrote
+    awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.1f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
+if [ "${1:-}" = --record ]; then record "$2" "$3" "$4" "${5:-0}"; exit 0; fi
 name=$1; shift
 start=$(date +%s.%N)
 "$@"
 status=$?
-record "$name" "$start" "$status"
+times_file=$(mktemp)
+times > "$times_file"
+record "$name" "$start" "$status" "$(cpu_of_times "$times_file")"
+rm -f "$times_file"
 exit $status
