@@ -126,10 +126,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // Discovery document → Swift client: parse, translate, render; a document named by API
-        // and version is fetched through Courier.
-        .target(name: "CourierGenerator", dependencies: ["Courier"]),
-        // The generator alone, as the plugins' tool: a package using them builds nothing else of Courier's tools.
+        // Discovery document → Swift client: parse, translate, render; a document named by API and
+        // version is fetched with libcurl alone. It does not depend on Courier, so the build
+        // plugin's tool compiles no second Courier for the host.
+        .target(name: "CourierGenerator", dependencies: ["CCurl"]),
+        // The generator alone, as both plugins' tool.
         .executableTarget(name: "CourierGenerateTool", dependencies: ["CourierGenerator"]),
         .plugin(name: "CourierGeneratorPlugin", capability: .buildTool(), dependencies: ["CourierGenerateTool"]),
         .plugin(

@@ -11,7 +11,7 @@ import PackagePlugin
 /// Each target named gets `<Service>.swift`, `<Service>+Queries.swift` and `<Service>+Schemas.swift`
 /// in its folder, as `courier generate` writes them: from the Discovery document beside them
 /// (excluded from the target or not), or with `--api <name>:<version>` (one target) from Google's
-/// Discovery service, fetched through Courier (`--discovery-root URL` for another server,
+/// Discovery service, fetched with libcurl (`--discovery-root URL` for another server,
 /// `--api-key KEY` optional; on macOS add `--disable-sandbox`, as the plugin sandbox has no network).
 /// Targets are named explicitly: one using the build plugin must not
 /// get these files too.

@@ -1,50 +1,6 @@
 import CourierGenerator
-import Foundation
 
 // The generator alone, for the SwiftPM plugins: `courier generate` without the rest of the
-// `courier` command (load engine, test server), so a package using the plugin builds only this.
-//
-//   CourierGenerateTool DOCUMENT --module NAME --output FOLDER [--file-prefix PREFIX]
-//   CourierGenerateTool API:VERSION --module NAME --output FOLDER [--discovery-root URL] [--api-key KEY]
-//
-// DOCUMENT is a file; API:VERSION (drive:v3) is fetched from Google's Discovery service.
-
-func fail(_ message: String) -> Never {
-    try? FileHandle.standardError.write(contentsOf: Data("CourierGenerateTool: \(message)\n".utf8))
-    exit(1)
-}
-
-var arguments = CommandLine.arguments.dropFirst()
-var document: String?
-var options: [String: String] = [:]
-while let argument = arguments.popFirst() {
-    if argument.hasPrefix("--") {
-        guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
-        options[String(argument.dropFirst(2))] = value
-    } else if document == nil {
-        document = argument
-    } else {
-        fail("unexpected argument \(argument)")
-    }
-}
-guard let document, let output = options["output"] else {
-    fail("usage: CourierGenerateTool DOCUMENT|API:VERSION --module NAME --output FOLDER [--file-prefix PREFIX] [--discovery-root URL] [--api-key KEY]")
-}
-
-guard let root = DiscoveryName.root(options["discovery-root"] ?? DiscoveryName.googleRoot.absoluteString) else {
-    fail("--discovery-root must be an http or https URL")
-}
-let data: Data
-do {
-    data = try await DiscoveryName.document(document, root: root, apiKey: options["api-key"])
-} catch {
-    fail("\(error); nothing written")
-}
-do {
-    let module = try options["module"] ?? Generator.defaultModuleName(discovery: data, outputFolder: output)
-    guard Generator.isIdentifier(module) else { fail("--module must be a Swift identifier") }
-    let generated = try Generator.generate(discovery: data, moduleName: module, filePrefix: options["file-prefix"])
-    try generated.write(to: URL(fileURLWithPath: output))
-} catch {
-    fail("\(document): \(error)")
-}
+// `courier` command (load engine, test server) or Courier's runtime, so a package using the
+// plugins builds only this.
+await GeneratorTool.main(name: "CourierGenerateTool", arguments: Array(CommandLine.arguments.dropFirst()))

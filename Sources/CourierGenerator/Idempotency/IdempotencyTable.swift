@@ -1,4 +1,3 @@
-import Courier
 import Foundation
 
 /// One API's retry classes, by method ID, as its owner publishes them: data the generator reads,
@@ -21,7 +20,7 @@ import Foundation
 public struct IdempotencyTable: Sendable, Equatable {
     public var api: String
     public var version: String
-    public var methods: [String: MethodIdempotency]
+    public var methods: [String: IdempotencyClass]
 
     /// Parses a table; a method named twice, or a conditional class without a precondition, is an error.
     public init(json: Data) throws {
@@ -42,7 +41,7 @@ public struct IdempotencyTable: Sendable, Equatable {
         api = file.api
         version = file.version
         methods = [:]
-        func add(_ id: String, _ value: MethodIdempotency) throws {
+        func add(_ id: String, _ value: IdempotencyClass) throws {
             guard methods.updateValue(value, forKey: id) == nil else {
                 throw GeneratorError.invalidIdempotencyTable("\(id) is classed twice in \(file.api) \(file.version)")
             }

@@ -1,4 +1,3 @@
-import Courier
 
 /// ``SwiftModule`` → source files, deterministically: the same document always gives the same
 /// bytes, so regenerating shows only real changes and CI can check the committed code.
@@ -261,7 +260,7 @@ struct Renderer {
     }
 
     /// `.idempotent`, `.conditional(parameters: [...], bodyFields: [...])` or `.nonIdempotent`.
-    static func literal(_ idempotency: MethodIdempotency) -> String {
+    static func literal(_ idempotency: IdempotencyClass) -> String {
         switch idempotency {
         case .idempotent: return ".idempotent"
         case .nonIdempotent: return ".nonIdempotent"

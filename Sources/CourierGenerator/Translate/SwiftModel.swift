@@ -1,4 +1,3 @@
-import Courier
 
 /// The generated module as Swift declarations, before any text: what the translator builds from
 /// a discovery document and the renderer prints. Small on purpose: only what a client needs.
@@ -71,7 +70,7 @@ struct MethodDecl: Equatable {
     var usesMediaDownloadService: Bool
     var deprecated: Bool
     /// The method's retry class from the API's ``IdempotencyTable``; nil keeps HTTP's rule.
-    var idempotency: MethodIdempotency? = nil
+    var idempotency: IdempotencyClass? = nil
 }
 
 struct ParameterDecl: Equatable {
