@@ -6,8 +6,12 @@ client against it, interleaved, BENCH_ROUNDS times (default 3) for BENCH_SECONDS
 and prints medians: requests/s, client CPU µs per request, peak RSS, and ratios to Courier.
 Then the 10,000-in-flight probe against the test server in its own process.
 
-Results also go to bench-results/ (git-ignored) as JSON and Markdown.
+Results also go to bench-results/ (git-ignored) as JSON and Markdown. A full run (no BENCH_ONLY,
+no BENCH_SKIP_*) also writes its tables into Docs/Performance.md, between the two `make bench`
+markers, with the date, the machine and the versions it ran with: the doc's table is always the
+last full run's, never copied by hand.
 """
+import contextlib
 import json
 import os
 import re
@@ -167,6 +171,49 @@ def targets(medians, counts, probe, per_request=None, idle=None):
     return rows
 
 
+DOC = os.path.join(ROOT, "Docs", "Performance.md")
+DOC_BEGIN = "<!-- make bench writes from here: do not edit by hand -->"
+DOC_END = "<!-- make bench writes up to here -->"
+
+
+def first_line(argv, stream="stdout"):
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    text = (done.stdout if stream == "stdout" else done.stderr).strip()
+    return text.splitlines()[0] if text else "unknown"
+
+
+def machine():
+    """Where and with what the figures were measured: one line for the doc."""
+    cpu = "unknown CPU"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    system = "Linux"
+    with contextlib.suppress(OSError), open("/etc/os-release") as f:
+        system = next((line.split("=", 1)[1].strip().strip('"') for line in f if line.startswith("PRETTY_NAME=")), system)
+    curl = first_line(["curl-config", "--version"]).replace("libcurl ", "")
+    swift = re.sub(r"^.*?Swift version ([^ ]+).*$", r"\1", first_line(["swift", "--version"]))
+    nginx_version = first_line(["nginx", "-v"], stream="stderr").replace("nginx version: nginx/", "")
+    return (f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} × {cpu}, {system}, libcurl {curl}, Swift {swift}, "
+            f"nginx {nginx_version}")
+
+
+def write_doc(text):
+    """Replaces the generated block of Docs/Performance.md with `text`."""
+    with open(DOC) as f:
+        doc = f.read()
+    if DOC_BEGIN not in doc or DOC_END not in doc:
+        log(f"{DOC} has no `make bench` markers: not written")
+        return
+    head, rest = doc.split(DOC_BEGIN, 1)
+    _, tail = rest.split(DOC_END, 1)
+    with open(DOC, "w") as f:
+        f.write(f"{head}{DOC_BEGIN}\n{text}\n{DOC_END}{tail}")
+    log(f"wrote the table into {DOC}")
+
+
 def chart(medians, path):
     """Requests/s and CPU µs per request for each client and case, as a self-contained SVG."""
     groups = []
@@ -188,7 +235,8 @@ def main():
                 samples[(label, n, protocol)].append(measure())
 
     medians = {key: tuple(statistics.median(s[i] for s in values) for i in range(3)) for key, values in samples.items()}
-    lines = [f"GET of a 1 KB JSON file from nginx (1 worker, keep-alive); median of {ROUNDS} runs of {SECONDS:g} s; "
+    lines = [f"Measured {machine()}.", "",
+             f"GET of a 1 KB JSON file from nginx (1 worker, keep-alive); median of {ROUNDS} runs of {SECONDS:g} s; "
              f"{os.cpu_count()} cores"]
     for protocol, title in PROTOCOL_TITLES.items():
         keys = [key for key in medians if key[2] == protocol]
@@ -249,6 +297,11 @@ def main():
     chart_path = os.environ.get("BENCH_CHART", os.path.join(ROOT, "Docs", "bench.svg"))
     chart(medians, chart_path)
     log(f"chart: {chart_path}")
+    partial = [name for name in os.environ if name == "BENCH_ONLY" or name.startswith("BENCH_SKIP_") and name != "BENCH_SKIP_BUILD"]
+    if partial:
+        log(f"not written into {DOC}: a partial run ({', '.join(sorted(partial))})")
+    else:
+        write_doc(text)
 
 
 if __name__ == "__main__":

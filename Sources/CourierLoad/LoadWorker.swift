@@ -5,7 +5,7 @@ import Courier
 /// Its methods are `nonisolated(nonsending)`: a plain `async` method hops to the generic executor
 /// at its start and after each await, and on a task that prefers the loop every hop asks the
 /// runtime for the preference under the task's status lock (six per request, about 1,000
-/// instructions: Docs/Performance.md, P13).
+/// instructions: Docs/Performance.md, "Decisions").
 struct LoadWorker: Sendable {
     let plan: LoadPlan
     let service: ServiceActor

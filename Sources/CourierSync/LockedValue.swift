@@ -10,7 +10,7 @@ import Glibc
 ///
 /// Public, not `package`, though no product exports this module: Swift 6.3 serializes the body
 /// of an `@inlinable` `package` function only under package-wide cross-module optimization, so
-/// as `package` every caller in `Courier` called the unspecialized generic `withLock` (P15 in
+/// as `package` every caller in `Courier` called the unspecialized generic `withLock` (see
 /// Docs/Performance.md).
 public final class LockedValue<Value>: @unchecked Sendable {
     // The mutex already makes every access exclusive; the runtime's own check would cost two

@@ -6,9 +6,9 @@
 /// headers are never read, so parsing each line as it arrived, as an earlier version did, cost
 /// about 3,900 instructions of a small response for nothing (callgrind, Docs/Performance.md).
 ///
-/// The collector copies each line straight into one raw buffer: a `memcpy` per line (P12 in
-/// Docs/Performance.md), with no object until the headers are read (P15), into a buffer that goes
-/// back to the loop for the next response (P14). Immutable once shared, so a response shares it
+/// The collector copies each line straight into one raw buffer: a `memcpy` per line (see
+/// Docs/Performance.md), with no object until the headers are read (Docs/Performance.md, "Decisions"), into a buffer that goes
+/// back to the loop for the next response (Docs/Performance.md, "Decisions"). Immutable once shared, so a response shares it
 /// freely across tasks.
 struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with a raw pointer; immutable once shared
     /// Where a field's name and value lie in ``bytes``, trimmed.
@@ -108,7 +108,7 @@ struct ReceivedHeaderBlock: @unchecked Sendable { // the storage is a class with
 /// lines into a raw buffer and hands that over, whole, when the headers are read.
 ///
 /// The bytes are a buffer of ``RecycledBuffers/headers``, given back when the block goes: the
-/// loop thread fills the block and the caller's thread releases it (P14 in Docs/Performance.md).
+/// loop thread fills the block and the caller's thread releases it (see Docs/Performance.md).
 /// An earlier form kept them in the object's own allocation (a `ManagedBuffer`), which the
 /// caller's thread freed into the loop thread's malloc arena.
 final class ReceivedHeaderBytes {
@@ -129,7 +129,7 @@ final class ReceivedHeaderBytes {
 ///
 /// The lines go into a raw buffer the collector owns, with no object and no reference count to
 /// check per line; reading ``headers`` hands the buffer to a ``ReceivedHeaderBytes``, made
-/// once, then (P15 in Docs/Performance.md). Every line of every response passes here.
+/// once, then (see Docs/Performance.md). Every line of every response passes here.
 struct ReceivedHeaderCollector: ~Copyable {
     /// The last response's field lines, each ending with `\n` (see ``ReceivedHeaderBlock``),
     /// while no one has read them; nil before the first line and after a read.
@@ -154,7 +154,7 @@ struct ReceivedHeaderCollector: ~Copyable {
     /// new response (a status line: the first, or one after a redirect, a `100 Continue` or a
     /// proxy's CONNECT), whose fields replace those collected so far.
     mutating func receive(_ line: UnsafeRawBufferPointer) -> Bool {
-        // Through the base pointer: every line of every response passes here (P12).
+        // Through the base pointer: every line of every response passes here (Docs/Performance.md, "Decisions").
         guard let start = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         var end = line.count
         while end > 0, start[end - 1] == UInt8(ascii: "\n") || start[end - 1] == UInt8(ascii: "\r") { end -= 1 }

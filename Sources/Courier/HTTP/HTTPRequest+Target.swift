@@ -125,7 +125,7 @@ struct RequestTarget: Sendable {
 /// with the host's end in it, and compares the `scheme://host` prefix and the port. Its hash,
 /// FNV-1a over that prefix and the port, is taken once; a dictionary lookup hashes only that
 /// number. (A `scheme://host:port` string of its own cost an allocation and a SipHash of the
-/// text per request: P13 in Docs/Performance.md.)
+/// text per request: see Docs/Performance.md.)
 struct HostKey: Hashable, Sendable, CustomStringConvertible {
     /// Starts with the lowercase scheme, `://` and the host, which ends at `hostEnd`.
     private let text: String

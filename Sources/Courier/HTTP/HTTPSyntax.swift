@@ -1,7 +1,7 @@
 /// Byte classes from RFC 9110 used to validate what goes on the wire.
 enum HTTPSyntax {
     /// Whether every UTF-8 byte of `text` is in the class `byte`. Over the contiguous bytes:
-    /// the generic `utf8.allSatisfy` cost about 60 instructions a byte, 182 for "GET" (P12).
+    /// the generic `utf8.allSatisfy` cost about 60 instructions a byte, 182 for "GET" (Docs/Performance.md, "Decisions").
     @inline(__always)
     static func all(_ text: String, are byte: (UInt8) -> Bool) -> Bool {
         var text = text // withUTF8 may make it contiguous, so it needs a var; a copy is a retain

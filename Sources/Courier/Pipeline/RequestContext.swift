@@ -16,11 +16,11 @@ struct RequestContext: Sendable {
     private enum Identity: Sendable { case named(String), numbered(UInt64) }
 
     /// Mutated only while uniquely referenced (`mutate`), so sharing it between tasks is safe, and
-    /// its fields skip the runtime's exclusivity check (as every copy-on-write box here does, P11).
+    /// its fields skip the runtime's exclusivity check (as every copy-on-write box here does; Docs/Performance.md, "Decisions").
     ///
     /// A request in flight holds one, so it is laid out to be small: the operation's first
     /// storage is its ``AttemptTally`` too (a copy points at it), and the one-byte fields sit
-    /// together after the identity's tag (Docs/Performance.md, P10).
+    /// together after the identity's tag (Docs/Performance.md, "Decisions").
     private final class Storage: AttemptTally, @unchecked Sendable {
         /// The tally of the operation's first storage, when this is a changed copy of it.
         let sharedTally: AttemptTally?
@@ -184,7 +184,7 @@ public struct RequestOptions: Sendable {
     /// Which box the options use; copies share it until one changes (for tests).
     var storageIdentity: ObjectIdentifier? { storage.map(ObjectIdentifier.init) }
 
-    // Changed only through `update`, when not shared: its fields skip the exclusivity check (P11).
+    // Changed only through `update`, when not shared: its fields skip the exclusivity check (Docs/Performance.md, "Decisions").
     private final class Storage: @unchecked Sendable { // changed only through `update`, when not shared
         @exclusivity(unchecked) var requestID: String?
         @exclusivity(unchecked) var retry: RetryPolicy?

@@ -21,7 +21,7 @@
 public struct RetryPolicy: Sendable {
     /// The fields, in one copy-on-write box. Inline they were 128 bytes, and a policy sits in
     /// every request's context and options: a copy is a retain, and a request waiting in flight
-    /// holds 8 bytes of it (Docs/Performance.md, P10).
+    /// holds 8 bytes of it (Docs/Performance.md, "Decisions").
     private struct Fields {
         var maxRetries: Int
         var initialDelay: ClosedRange<Double>
@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Changed only through `update`, when not shared, so sharing it between tasks is safe, and
-    /// its field skips the runtime's exclusivity check (as every copy-on-write box here does, P11).
+    /// its field skips the runtime's exclusivity check (as every copy-on-write box here does; Docs/Performance.md, "Decisions").
     private final class Storage: @unchecked Sendable {
         @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }

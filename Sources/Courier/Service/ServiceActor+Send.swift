@@ -130,7 +130,7 @@ extension ServiceActor {
         // executor, which is what this `nonisolated(nonsending)` function wants anyway, where
         // `withTaskCancellationHandler(operation:onCancel:isolation:)` switches to `#isolation` on
         // the way in and out. Two executor switches a request fewer; on a task that prefers the
-        // loop each was a read of the task's preference under its status lock (Docs/Performance.md, P16).
+        // loop each was a read of the task's preference under its status lock (Docs/Performance.md, "Decisions").
         return try await _unsafeInheritExecutor_withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in submit(bound, continuation) }
         } onCancel: { [loop] in

@@ -10,7 +10,7 @@ import Foundation
 /// loop makes (libcurl's too) misses it and takes the loop's arena lock, which the callers' frees
 /// take as well. At 64 in flight the loop thread is the bottleneck, and it spent 14 % of its time
 /// in malloc and free against C's 7.5 %, with futex calls on their lock (`perf`, Docs/Performance.md,
-/// P14). Returned here instead, the same blocks circulate and neither side touches the arena.
+/// Docs/Performance.md, "Decisions"). Returned here instead, the same blocks circulate and neither side touches the arena.
 ///
 /// Bounded: a buffer larger than `largest`, or one that would take the retained bytes past
 /// `retainedLimit`, is freed as before.

@@ -2,13 +2,13 @@ import Foundation
 
 /// A buffered response's body while it arrives: bytes copied into one malloc'd buffer, which
 /// becomes the response's `Data` without a copy when the transfer ends, and goes back to
-/// ``RecycledBuffers/bodies`` when the last copy of that `Data` goes (P14 in Docs/Performance.md).
+/// ``RecycledBuffers/bodies`` when the last copy of that `Data` goes (see Docs/Performance.md).
 ///
 /// `Data.append` costs about 900 instructions for a small response's one chunk (its storage's
 /// exclusivity checks and range bookkeeping); a `memcpy` here costs a tenth of that (callgrind,
-/// Docs/Performance.md, P11). Non-copyable: it owns the buffer, and gives it back if the transfer
+/// Docs/Performance.md, "Decisions"). Non-copyable: it owns the buffer, and gives it back if the transfer
 /// ends without a response. Two words, as `Data` is: the capacity is malloc's own record of the
-/// block (every waiting query holds a transfer; Docs/Performance.md, P10).
+/// block (every waiting query holds a transfer; Docs/Performance.md, "Decisions").
 struct BufferedBody: ~Copyable {
     private var bytes: UnsafeMutableRawPointer?
     private(set) var count = 0

@@ -35,7 +35,7 @@ final class CurlMulti {
     @exclusivity(unchecked) private var sweepInterval: UInt64 = 1_000_000_000
     /// The idle timeout of the last transfer attached with one, and its sweep interval: a
     /// `Duration`'s conversion is an `Int128` division (about 190 instructions on the loop per
-    /// request), and transfers mostly share the service's timeout (P15 in Docs/Performance.md).
+    /// request), and transfers mostly share the service's timeout (see Docs/Performance.md).
     @exclusivity(unchecked) private var lastIdle: (timeout: Duration, sweepInterval: UInt64)?
     @exclusivity(unchecked) private(set) var completedTransfers = 0
     @exclusivity(unchecked) private var admitting = false

@@ -16,7 +16,7 @@ final class EasyHandle {
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     /// The transfer that holds this handle, set from taking it to giving it back. curl's
     /// callbacks and `CURLOPT_PRIVATE` point at the handle, not at the transfer, so those four
-    /// pointer options are set once per handle rather than once per request (P12 in
+    /// pointer options are set once per handle rather than once per request (see
     /// Docs/Performance.md). Unretained: the multi handle's retain keeps an attached transfer alive.
     @exclusivity(unchecked) var transfer: Unmanaged<Transfer>?
 

@@ -35,7 +35,7 @@ final class EpollDriver: LoopDriver {
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         courier_multi_setopt_socket_cb(multiHandle) { _, descriptor, what, userp, _ in
-            // Borrowed, not retained: the driver outlives its multi handle's callbacks (P11).
+            // Borrowed, not retained: the driver outlives its multi handle's callbacks (Docs/Performance.md, "Decisions").
             Unmanaged<EpollDriver>.fromOpaque(userp!)._withUnsafeGuaranteedRef { $0.watch(descriptor, what) }
             return 0
         }

@@ -4,7 +4,7 @@
 /// The environment is read once, when the service starts, as Go's `net/http` does, not for
 /// every request as libcurl does on its own: libcurl 7.88 looks up five or six variables per
 /// request, each a walk over the whole environment (about 2,000 instructions per request with
-/// 38 variables, 5,000 with 138, a size Kubernetes reaches by itself; Docs/Performance.md, P13).
+/// 38 variables, 5,000 with 138, a size Kubernetes reaches by itself; Docs/Performance.md, "Decisions").
 /// A variable set or changed after the service started is not seen.
 public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     enum Choice: Hashable {

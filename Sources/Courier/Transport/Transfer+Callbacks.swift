@@ -7,7 +7,7 @@ import Foundation
 ///
 /// They borrow handle and transfer with `_withUnsafeGuaranteedRef` rather than taking them with
 /// `takeUnretainedValue()`, which retains and releases around every call: ten of each per small
-/// response, one header line at a time (callgrind, Docs/Performance.md, P11). The multi handle's
+/// response, one header line at a time (callgrind, Docs/Performance.md, "Decisions"). The multi handle's
 /// +1 retain on an attached transfer, and the pool's on the handle, guarantee the references.
 extension Transfer {
     /// The transfer holding the easy handle that `userdata` names (no reference counting).

@@ -153,7 +153,7 @@ extension Transfer {
     /// Both travel in the list, not as `CURLOPT_USERAGENT` and `CURLOPT_ACCEPT_ENCODING`'s
     /// header: libcurl formats those options into a header anew for every request (`aprintf`, a
     /// byte at a time), about 9,000 instructions per request for the User-Agent and 8,000 for
-    /// Accept-Encoding (callgrind, Docs/Performance.md, P12). `CURLOPT_ACCEPT_ENCODING` stays set,
+    /// Accept-Encoding (callgrind, Docs/Performance.md, "Decisions"). `CURLOPT_ACCEPT_ENCODING` stays set,
     /// because it is what makes curl decode; it sends no header of its own when the list has one.
     /// A request without headers of its own shares one of the multi handle's ready-made lists,
     /// so it builds none.

@@ -24,12 +24,12 @@ final class Transfer {
     }
 
     // The fields are in an order that packs them: the small ones sit together at the end, not
-    // each in an 8-byte slot. Every waiting query holds a transfer (Docs/Performance.md, P10).
+    // each in an 8-byte slot. Every waiting query holds a transfer (Docs/Performance.md, "Decisions").
     let id: UInt64
     let request: HTTPRequest
     /// Not counted (`unowned(unsafe)`): a transfer reads it only on the loop thread, which runs
     /// while its loop, the multi handle's owner, lives. A checked `unowned` reference costs a
-    /// retain and a release of its own at each of the dozen reads per request (P11).
+    /// retain and a release of its own at each of the dozen reads per request (Docs/Performance.md, "Decisions").
     unowned(unsafe) let multi: CurlMulti
     @exclusivity(unchecked) private(set) var sink: Sink?
     /// An outcome that arrived before the caller installed its sink (a cancellation racing the start).

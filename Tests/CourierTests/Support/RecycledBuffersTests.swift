@@ -3,7 +3,7 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// Response buffers go back to the loop when a response is released (P14 in
+/// Response buffers go back to the loop when a response is released (see
 /// Docs/Performance.md): reused, never while a response still holds them, and bounded.
 @Suite struct RecycledBuffersTests {
     @Test func aGivenBufferIsTheNextOneTaken() {
