@@ -194,16 +194,20 @@ generated-check: deps
 # Reports go to files (log_path) and are printed again at the end, so the last lines of a failed
 # run (what CI shows) hold the report itself, not only "reported 1 warnings".
 SANITIZE_WIDTH := --experimental-maximum-parallelization-width 4
+# The build runs instrumented code too (the build plugin's generator tool), so it gets the same
+# options as the suite: without them LeakSanitizer failed the ASan build on the tool's exit.
+TSAN_RUN_OPTIONS := suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_error=0:exitcode=66:log_path=$(CURDIR)/.build-tsan/reports/tsan
+ASAN_RUN_OPTIONS := detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan
 sanitize: peers deps
 	rm -rf .build-tsan/reports .build-asan/reports; mkdir -p .build-tsan/reports .build-asan/reports
-	$(PHASE) tsan-build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs \
-	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_error=0:exitcode=66:log_path=$(CURDIR)/.build-tsan/reports/tsan \
+	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) $(PHASE) tsan-build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan \
+		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
+	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) \
 		$(PHASE) tsan-suite $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
 		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
-	$(PHASE) asan-build $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs \
-	ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan \
+	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) $(PHASE) asan-build $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan \
+		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
+	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) \
 		$(PHASE) asan-suite $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
 		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
 

@@ -51,11 +51,22 @@ timed fuzz-build-package swift build --package-path Fuzz --scratch-path .build-f
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > .fuzz/package.build.log 2>&1 \
     || { tail -40 .fuzz/package.build.log; exit 1; }
 
+# libFuzzer runs one thread: the targets run a core each, as many at a time as there are cores.
 run_all() {
-    run multipart
+    local names=(multipart) batch=$(nproc) status=0 i name
     for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest load:FuzzLoad; do
         cp ".build-fuzz/release/${target#*:}" ".fuzz/${target%%:*}"
-        run "${target%%:*}"
+        names+=("${target%%:*}")
     done
+    for ((i = 0; i < ${#names[@]}; i += batch)); do
+        local pids=()
+        for name in "${names[@]:i:batch}"; do
+            run "$name" > ".fuzz/$name.out" 2>&1 &
+            pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+        for name in "${names[@]:i:batch}"; do cat ".fuzz/$name.out"; done
+    done
+    return $status
 }
 timed fuzz-run run_all
