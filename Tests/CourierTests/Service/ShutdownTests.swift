@@ -39,7 +39,7 @@ import Testing
             }
         }
         await service.shutdown()
-        for _ in 0..<400 where FileManager.default.fileExists(atPath: loopTask) { usleep(5_000) }
+        for _ in 0..<400 where FileManager.default.fileExists(atPath: loopTask) { try await Task.sleep(for: .milliseconds(5)) }
         var reused = false
         for _ in 0..<20 where !reused {
             let (identity, passesForTheLoop) = Self.onANewThread { (UInt(pthread_self()), loop.isCurrent) }
@@ -73,7 +73,10 @@ import Testing
     @Test func drainingShutdownLetsTransfersFinish() async throws {
         try await withTestServer { server in
             let service = try ServiceActor(configuration: .suite())
-            let inFlight = (0..<10).map { _ in Task { try await service.send(HTTPRequest(url: server.url("/delay/300"))) } }
+            // 3 s at the server: all ten must be in flight at once, and in the parallel suite the
+            // tasks that send them may start a second or more apart (300 ms once let the first
+            // answers come back before the last request left).
+            let inFlight = (0..<10).map { _ in Task { try await service.send(HTTPRequest(url: server.url("/delay/3000"))) } }
             #expect(await eventually { await service.stats.liveTransfers == 10 })
             await service.shutdown(.drain)
             for task in inFlight { #expect(try await task.value.status == 200) }
