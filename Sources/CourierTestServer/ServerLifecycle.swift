@@ -48,8 +48,7 @@ struct RunningApplication: Sendable {
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        // On the server's own threads, which every task of the application inherits (ServerExecutor).
-        let task = Task(executorPreference: ServerExecutor.shared) {
+        let task = Task {
             defer { portContinuation.finish() } // a listener that cannot bind ends the wait below
             try await group.run()
         }
@@ -64,12 +63,11 @@ struct RunningApplication: Sendable {
 
     /// Stops accepting, closes connections and waits for the application to end.
     ///
-    /// Idle connections close at once and requests in flight finish first. A client that vanished
-    /// mid-body behind a middlebox (a reset the server never saw, as the netem link's flaps make)
-    /// leaves a handler waiting for bytes that never come, and the graceful shutdown would wait on
-    /// it forever: after 2 s what is left is cancelled (Hummingbird's report of the cancellation
-    /// is below the logger's level). The graceful part takes milliseconds otherwise; it took 1–5 s
-    /// in the parallel suite while the servers ran on the global pool (see ServerExecutor).
+    /// A client that vanished mid-body behind a middlebox (a reset the server never saw) leaves
+    /// a handler waiting for bytes that never come, and the graceful shutdown would wait on it
+    /// forever: after 2 s what is left is cancelled. (In the suite most graceful shutdowns took
+    /// 2–6 s even without such a client, for a reason not yet found; the cap ends those too, and
+    /// Hummingbird's report of the cancellation is below the logger's level.)
     func stop() async {
         await group.triggerGracefulShutdown()
         let application = task

@@ -8,8 +8,9 @@ import Testing
 /// resumable upload protocol on the one operation that speaks it.
 extension FaultMatrixTests {
     /// A refresh-token authorizer against the test token server, with the fault header on top.
-    static func authorized(_ server: TestServer, fault: String, tokenURL: URL? = nil) throws -> ServiceActor.Configuration {
-        var configuration = configuration(root: server.baseURL, fault: fault)
+    static func authorized(_ server: TestServer, fault: String, tokenURL: URL? = nil,
+                           idle: Duration = .seconds(15)) throws -> ServiceActor.Configuration {
+        var configuration = configuration(root: server.baseURL, fault: fault, idle: idle)
         let refresh = try OAuth2RefreshTokenAuthorizer(
             clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
             scopes: ["notes.read"], tokenURL: tokenURL ?? server.url("/token"))
@@ -27,9 +28,9 @@ extension FaultMatrixTests {
             // The token expired on the server: one 401, one refresh, then success.
             let grantsBefore = server.tokens.refreshCount
             // The count of grants is exact only if no token request times out after the server
-            // granted it (then the retry is a third grant): the server runs on threads of its own
-            // (ServerExecutor), so the suite's tests can no longer stall it past the idle timeout.
-            let expired = try await Self.run(operation, Self.authorized(server, fault: "401x1"), server: server,
+            // granted it (then the retry is a third grant): at the suite's start, on two cores,
+            // the in-process server has stalled past 15 s, so this run gets a minute.
+            let expired = try await Self.run(operation, Self.authorized(server, fault: "401x1", idle: .seconds(60)), server: server,
                                              fileID: fileID, label: "401")
             #expect(expired == nil, "\(operation) after a 401: \(String(describing: expired))")
             #expect(server.tokens.refreshCount - grantsBefore == 2, "\(operation): the first token and one refresh")
