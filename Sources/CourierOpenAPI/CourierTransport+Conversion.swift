@@ -41,7 +41,7 @@ extension CourierTransport {
     }
 }
 
-private func lengthMismatch(declared: Int64, atLeast count: Int, ended: Bool = false) -> OpenAPITransportError {
+private func lengthMismatch(declared: Int64, atLeast count: Int64, ended: Bool = false) -> OpenAPITransportError {
     OpenAPITransportError(code: .bodyLengthMismatch,
                           message: "the request body declared \(declared) bytes and yielded \(ended ? "" : "at least ")\(count)")
 }
@@ -60,11 +60,11 @@ struct LengthCheckedBody: AsyncSequence, Sendable {
 
         mutating func next() async throws -> Data? {
             guard let chunk = try await chunks.next() else {
-                guard count == length else { throw lengthMismatch(declared: length, atLeast: Int(count), ended: true) }
+                guard count == length else { throw lengthMismatch(declared: length, atLeast: count, ended: true) }
                 return nil
             }
             count += Int64(chunk.count)
-            guard count <= length else { throw lengthMismatch(declared: length, atLeast: Int(count)) }
+            guard count <= length else { throw lengthMismatch(declared: length, atLeast: count) }
             return Data(chunk)
         }
     }

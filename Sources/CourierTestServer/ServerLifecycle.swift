@@ -25,15 +25,15 @@ final class ServerLifecycle: Sendable {
 }
 
 /// A Hummingbird application running in a service group of its own, listening: what the test
-/// server and the storage testbench each start and stop the same way.
-struct RunningApplication: Sendable {
+/// server, the storage testbench and `courier load --metrics-port` each start and stop the same way.
+package struct RunningApplication: Sendable {
     let group: ServiceGroup
     let task: Task<Void, any Error>
     /// The port it listens on (the one asked for, or the one the system picked for 0).
-    let port: Int
+    package let port: Int
 
     /// Starts `router` and returns once it accepts connections.
-    static func start<Builder: HTTPResponderBuilder>(router: Builder, configuration: ApplicationConfiguration,
+    package static func start<Builder: HTTPResponderBuilder>(router: Builder, configuration: ApplicationConfiguration,
                                                      logger: Logger) async throws -> RunningApplication
         where Builder.Responder.Context: InitializableFromSource<ApplicationRequestContextSource>
     {
@@ -65,14 +65,14 @@ struct RunningApplication: Sendable {
     ///
     /// A client that vanished mid-body behind a middlebox (a reset the server never saw) leaves
     /// a handler waiting for bytes that never come, and the graceful shutdown would wait on it
-    /// forever: after 2 s what is left is cancelled. (In the suite most graceful shutdowns took
+    /// forever: after `grace` (2 s by default) what is left is cancelled. (In the suite most graceful shutdowns took
     /// 2–6 s even without such a client, for a reason not yet found; the cap ends those too, and
     /// Hummingbird's report of the cancellation is below the logger's level.)
-    func stop() async {
+    package func stop(grace: Duration = .seconds(2)) async {
         await group.triggerGracefulShutdown()
         let application = task
         let deadline = Task {
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(for: grace)
             application.cancel()
         }
         _ = await application.result
