@@ -16,19 +16,25 @@ import Foundation
 // name with those replaced by underscores, but reads them back under the name as given, so a
 // benchmark named with a space is never checked.
 
-/// What fails `thresholds check`. Allocations are nearly deterministic per request, so they get
-/// a tight bound; CPU moves ±30% between runs on a shared 2-core machine (Docs/Performance.md),
-/// so its bound catches a doubling, not a few percent: the noise-free figure for small
-/// regressions is `make instructions`.
+/// What fails `thresholds check`, measured against two runs of unchanged code a minute apart.
 ///
-/// Voluntary context switches (package-benchmark does not read them on Linux, so the suite counts
-/// them itself, per 1,000 requests) get an absolute bound: a new thread hop on the request path
-/// adds about 1,000 per 1,000 requests in flight one at a time, and the loop path's figure at 64
-/// in flight is 0, which no relative bound can guard.
-func thresholds(_ metrics: [BenchmarkMetric] = [.mallocCountTotal, .cpuTotal]) -> [BenchmarkMetric: BenchmarkThresholds] {
+/// - Allocations are nearly deterministic per request: the runs differed by at most 0.8 % (a
+///   wire batch; 0.01–0.05 % for `send`), while one more allocation per request adds 2.1–2.2 %
+///   to `send` and `execute` at 1 and 64 in flight. So 1.5 %.
+/// - CPU moves ±30 % between runs on a shared 2-core machine, so its bound catches a doubling,
+///   not a few percent: the noise-free figure for small regressions is `make instructions`.
+/// - Voluntary context switches (package-benchmark does not read them on Linux, so the suite
+///   counts them itself, per 1,000 requests) get an absolute bound: a new thread hop on the
+///   request path adds about 1,000 per 1,000 requests one at a time, and the loop's figure at
+///   64 in flight is under 20, which no relative bound can guard. Ordinary tasks with many in
+///   flight park and wake pool threads as the scheduler pleases (145 to 678 per 1,000 requests
+///   in three runs of unchanged code), so there the bound only catches a request that parks a
+///   thread every time.
+func thresholds(_ metrics: [BenchmarkMetric] = [.mallocCountTotal, .cpuTotal],
+                switches: Int = 300) -> [BenchmarkMetric: BenchmarkThresholds] {
     let all: [BenchmarkMetric: BenchmarkThresholds] = [
-        .mallocCountTotal: .init(relative: [.p90: 10.0]), .cpuTotal: .init(relative: [.p90: 100.0]),
-        Fixture.contextSwitches: .init(absolute: [.p90: 300]),
+        .mallocCountTotal: .init(relative: [.p90: 1.5]), .cpuTotal: .init(relative: [.p90: 100.0]),
+        Fixture.contextSwitches: .init(absolute: [.p90: switches]),
     ]
     return all.filter { metrics.contains($0.key) }
 }
@@ -50,7 +56,8 @@ let benchmarks: @Sendable () -> Void = {
             let name = executor == .loop ? "send-\(inFlight)-in-flight" : "send-from-ordinary-tasks-\(inFlight)-in-flight"
             let metrics: [BenchmarkMetric] = [.mallocCountTotal, .cpuTotal, Fixture.contextSwitches]
             Benchmark(name, configuration: .init(metrics: Benchmark.defaultConfiguration.metrics + [Fixture.contextSwitches],
-                                                 scalingFactor: .one, thresholds: thresholds(metrics))) { benchmark in
+                                                 scalingFactor: .one,
+                                                 thresholds: thresholds(metrics, switches: executor == .loop || inFlight == 1 ? 300 : 1000))) { benchmark in
                 let target = try await Fixture.shared.target()
                 let request = HTTPRequest(url: target.json1K)
                 let switches = ContextSwitches()
