@@ -2,8 +2,8 @@ import CourierSync
 import Foundation
 import Hummingbird
 
-/// A fake of IAM Credentials (`POST /iam/v1/projects/-/serviceAccounts/<email>:generateAccessToken`
-/// and `:generateIdToken`): the caller's bearer token must be one the ``TokenServer`` issued,
+/// A fake of IAM Credentials (`POST /iam/v1/projects/-/serviceAccounts/<email>:generateAccessToken`,
+/// `:generateIdToken` and `:signBlob`): the caller's bearer token must be one the ``TokenServer`` issued,
 /// and the caller may impersonate every account except those ``deny(_:)`` names. Use
 /// `server.url("/iam")` as the endpoint.
 public final class IAMCredentialsFake: Sendable {
@@ -11,6 +11,8 @@ public final class IAMCredentialsFake: Sendable {
         var denied: Set<String> = []
         var accessTokens = 0
         var idTokens = 0
+        var signedBlobs = 0
+        var signingKey: RSASigningKey?
         var requests = 0
         var lastDelegates: [String] = []
         var lastScopes: [String] = []
@@ -28,6 +30,22 @@ public final class IAMCredentialsFake: Sendable {
     public func deny(_ account: String) { state.withLock { _ = $0.denied.insert(account) } }
     public var accessTokenCount: Int { state.withLock { $0.accessTokens } }
     public var idTokenCount: Int { state.withLock { $0.idTokens } }
+    public var signBlobCount: Int { state.withLock { $0.signedBlobs } }
+
+    /// The key `signBlob` signs with, for every account: made at its first use (2048 bits take a while).
+    private func signingKey() throws -> RSASigningKey {
+        try state.withLock { state in
+            if let key = state.signingKey { return key }
+            let key = try RSASigningKey()
+            state.signingKey = key
+            return key
+        }
+    }
+
+    /// Whether `signature` is `signBlob`'s signature of `data` (RS256 with the fake's key).
+    public func isSignedBlob(_ signature: Data, of data: Data) throws -> Bool {
+        try RSAPublicKey(pemRepresentation: signingKey().publicKeyPEM).isValidRS256Signature(signature, for: data)
+    }
     public var requestCount: Int { state.withLock { $0.requests } }
     public var lastDelegates: [String] { state.withLock { $0.lastDelegates } }
     public var lastScopes: [String] { state.withLock { $0.lastScopes } }
@@ -75,6 +93,13 @@ public final class IAMCredentialsFake: Sendable {
             }
             state.withLock { $0.idTokens += 1 }
             return NotesAPI.json(["token": tokens.mintIDToken(audience: audience, email: account)]).hummingbirdResponse
+        case "signBlob":
+            guard let payload = json["payload"] as? String, let data = Data(base64Encoded: payload) else {
+                return NotesAPI.error(400, "badRequest", "Payload required.").hummingbirdResponse
+            }
+            state.withLock { $0.signedBlobs += 1 }
+            let signature = try signingKey().signRS256(data)
+            return NotesAPI.json(["keyId": "fake-key", "signedBlob": signature.base64EncodedString()]).hummingbirdResponse
         default:
             return NotesAPI.error(404, "notFound", "No such method").hummingbirdResponse
         }

@@ -59,6 +59,18 @@ struct IAMCredentials: Sendable {
         return AccessToken(value: value, expiresAt: expiresAt, scopes: scopes)
     }
 
+    /// `signBlob`: `data` signed with a Google-held key of `account` (RSASSA-PKCS1-v1_5, SHA-256).
+    func signBlob(_ account: String, _ data: Data, delegates: [String],
+                  authorizedBy source: any TokenAuthorizer, through service: ServiceActor?) async throws -> Data {
+        let body = try await post(account, method: "signBlob", body: [
+            "payload": .string(data.base64EncodedString()), "delegates": .array(delegates.map(JSONValue.string)),
+        ], authorizedBy: source, through: service)
+        guard let encoded = body["signedBlob"]?.stringValue, let signature = Data(base64Encoded: encoded), !signature.isEmpty else {
+            throw AuthError(.tokenEndpoint, message: "signBlob answered without signedBlob")
+        }
+        return signature
+    }
+
     /// `generateIdToken`: an ID token of `account` for `audience`.
     func generateIDToken(_ account: String, audience: String, delegates: [String], includeEmail: Bool,
                          authorizedBy source: any TokenAuthorizer, through service: ServiceActor?) async throws -> AccessToken {

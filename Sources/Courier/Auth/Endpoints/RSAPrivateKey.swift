@@ -29,7 +29,7 @@ package final class RSAPrivateKey: @unchecked Sendable {
                                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length)
             }
         }
-        guard ok == 1 else { throw AuthError(.signing, message: "libcrypto could not sign the JWT") }
+        guard ok == 1 else { throw AuthError(.signing, message: "libcrypto could not sign") }
         return signature.prefix(length)
     }
 
