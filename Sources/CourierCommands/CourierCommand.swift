@@ -7,7 +7,7 @@ public struct CourierCommand: AsyncParsableCommand {
         commandName: "courier",
         abstract: "Courier's command line: load-test HTTP APIs, run the test server, generate typed clients.",
         version: CourierVersion.version,
-        subcommands: [LoadCommand.self, ServeCommand.self, GenerateCommand.self]
+        subcommands: [LoadCommand.self, ServeCommand.self, GenerateCommand.self, SignURLCommand.self]
     )
 
     public init() {}

@@ -15,7 +15,7 @@ public enum Redaction {
         "access_token", "refresh_token", "id_token", "client_secret", "code", "assertion", "signed_jwt",
         "subject_token", "actor_token", "private_key", "private_key_id", "token", "password",
         // API keys and signed URLs
-        "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature",
+        "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature", "signed_blob",
         // sessions and credentials in headers
         "upload_id", "authorization", "proxy-authorization", "cookie", "set-cookie",
     ]
