@@ -4,7 +4,7 @@ import Testing
 
 /// Every snippet under `Snippets/` is a documented example; each must run to completion.
 @Suite struct SnippetTests {
-    static let snippets = ["SendRequests", "StreamAndDownload", "LoopExecutor", "NotesQueries", "TestingWithMocks", "Authorizers", "Batches", "Uploads", "Pipeline", "RateLimiting", "CircuitBreaking", "Caching", "TracingSpans", "OpenAPIClient"]
+    static let snippets = ["SendRequests", "StreamAndDownload", "LoopExecutor", "NotesQueries", "TestingWithMocks", "Authorizers", "Batches", "Uploads", "Pipeline", "RateLimiting", "CircuitBreaking", "Caching", "TracingSpans", "OpenAPIClient", "SignedURLs"]
 
     @Test(arguments: snippets)
     func snippetRuns(name: String) async throws {
