@@ -42,6 +42,9 @@ public final class IAMCredentialsFake: Sendable {
         }
     }
 
+    /// The public half of `signBlob`'s key (SubjectPublicKeyInfo PEM), to verify what it signed.
+    public func signingPublicKeyPEM() throws -> String { try signingKey().publicKeyPEM }
+
     /// Whether `signature` is `signBlob`'s signature of `data` (RS256 with the fake's key).
     public func isSignedBlob(_ signature: Data, of data: Data) throws -> Bool {
         try RSAPublicKey(pemRepresentation: signingKey().publicKeyPEM).isValidRS256Signature(signature, for: data)

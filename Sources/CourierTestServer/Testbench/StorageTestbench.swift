@@ -28,14 +28,16 @@ public final class StorageTestbench: Sendable {
     public let baseURL: URL
     public let retryTests: RetryTestRegistry
     let store: StorageStore
+    let signedURLs: SignedURLVerifier
     private let lifecycle: ServerLifecycle
     private let application: RunningApplication
 
-    private init(baseURL: URL, retryTests: RetryTestRegistry, store: StorageStore, lifecycle: ServerLifecycle,
-                 application: RunningApplication) {
+    private init(baseURL: URL, retryTests: RetryTestRegistry, store: StorageStore, signedURLs: SignedURLVerifier,
+                 lifecycle: ServerLifecycle, application: RunningApplication) {
         self.baseURL = baseURL
         self.retryTests = retryTests
         self.store = store
+        self.signedURLs = signedURLs
         self.lifecycle = lifecycle
         self.application = application
     }
@@ -44,10 +46,11 @@ public final class StorageTestbench: Sendable {
     public static func start() async throws -> StorageTestbench {
         let retryTests = RetryTestRegistry()
         let store = StorageStore()
+        let signedURLs = SignedURLVerifier()
         let lifecycle = ServerLifecycle()
         let baseURL = LockedValue("")
         let router = Router(context: TestbenchContext.self)
-        let handler = TestbenchHandler(retryTests: retryTests, store: store, baseURL: { baseURL.withLock { $0 } })
+        let handler = TestbenchHandler(retryTests: retryTests, store: store, signedURLs: signedURLs, baseURL: { baseURL.withLock { $0 } })
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
             router.on("/**", method: method) { request, context in
                 try await handler.handle(request, context: context)
@@ -60,7 +63,7 @@ public final class StorageTestbench: Sendable {
         let port = running.port
         baseURL.withLock { $0 = "http://127.0.0.1:\(port)" }
         return StorageTestbench(baseURL: URL(string: "http://127.0.0.1:\(port)")!, retryTests: retryTests, store: store,
-                                lifecycle: lifecycle, application: running)
+                                signedURLs: signedURLs, lifecycle: lifecycle, application: running)
     }
 
     /// Stops the listener and waits for it to end.
@@ -72,6 +75,15 @@ public final class StorageTestbench: Sendable {
     /// How many requests reached each method (the conformance method names), for tests that
     /// count re-sends.
     public func requests(to method: String) -> Int { store.requestCount(method) }
+
+    /// Lets `account` sign V4 signed URLs for the XML API routes (`PUT`/`GET /<bucket>/<object>`
+    /// with `X-Goog-Signature`): its public key (SubjectPublicKeyInfo PEM).
+    public func trust(account: String, publicKeyPEM: String) throws {
+        try signedURLs.trust(account: account, publicKeyPEM: publicKeyPEM)
+    }
+
+    /// Signed requests refused for `code` (`SignatureDoesNotMatch`, `ExpiredToken` …).
+    public func signedURLRefusals(_ code: String) -> Int { signedURLs.refusals.withLock { $0[code] ?? 0 } }
 
     /// The headers of every request that reached `method`, in order.
     public func headers(of method: String) -> [[String: String]] { store.seenHeaders(method) }

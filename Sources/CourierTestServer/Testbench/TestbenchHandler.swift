@@ -9,6 +9,7 @@ import NIOPosix
 struct TestbenchHandler: Sendable {
     let retryTests: RetryTestRegistry
     let store: StorageStore
+    let signedURLs: SignedURLVerifier
     let baseURL: @Sendable () -> String
 
     func handle(_ request: Request, context: TestbenchContext) async throws -> Response {
@@ -17,6 +18,10 @@ struct TestbenchHandler: Sendable {
         let call = APIRequest(method: request.method.rawValue, rawPath: request.uri.path, query: request.uri.query ?? "",
                               headers: request.headers.map { ($0.name.rawName, $0.value) }, body: Data(body.readableBytesView))
         if let answer = retryTestAPI(call) { return answer.hummingbirdResponse }
+        if SignedURLVerifier.isSigned(call) {
+            // HTTP/1.1's Host arrives as the request's authority, not among its header fields.
+            return signedURLs.handle(call, authority: request.head.authority, store: store).hummingbirdResponse
+        }
         guard let route = store.route(call, baseURL: baseURL()) else {
             return StorageStore.error(404, "No route for \(call.method) \(call.rawPath)").hummingbirdResponse
         }

@@ -1,0 +1,95 @@
+import Courier
+import CourierTestServer
+import CourierTesting
+import CourierTestSupport
+import Foundation
+import GoogleStorage
+import Testing
+
+/// Signed URLs used as a browser or another service uses them: plain requests with no
+/// credentials, against the testbench's XML API, which checks V4 signatures itself.
+@Suite struct SignedURLEndToEndTests {
+    /// The testbench with bucket `signed`, a service with no authorizer, and a throwaway account it trusts.
+    static func withTestbench(_ body: (StorageTestbench, ServiceActor, TestServiceAccount) async throws -> Void) async throws {
+        let testbench = try await StorageTestbench.start()
+        testbench.createBucket("signed")
+        let account = try TestServiceAccount(email: "signer@test-project.iam.gserviceaccount.com",
+                                             tokenURL: testbench.baseURL.appendingPathComponent("token"))
+        do {
+            try testbench.trust(account: account.email, publicKeyPEM: account.publicKeyPEM)
+            try await withCheckedService(configuration: .suite()) { try await body(testbench, $0, account) }
+            await testbench.stop()
+        } catch {
+            await testbench.stop()
+            throw error
+        }
+    }
+
+    static func options(_ method: String, headers: [String: String] = [:], on testbench: StorageTestbench,
+                        date: Date? = nil, expiration: Duration = .seconds(600)) -> SignedURLOptions {
+        SignedURLOptions(method: method, expiration: expiration, headers: headers, endpoint: testbench.baseURL.absoluteString, date: date)
+    }
+
+    @Test func uploadWithASignedPutAndDownloadWithASignedGet() async throws {
+        try await Self.withTestbench { testbench, service, account in
+            let contents = Data("signed bytes, no credentials\n".utf8)
+            let put = try await StorageSigning.signedURL(
+                bucket: "signed", object: "dir/a file é.txt",
+                options: Self.options("PUT", headers: ["Content-Type": "text/plain"], on: testbench), signer: account.key)
+            var upload = HTTPRequest(method: .put, url: put)
+            upload.headers["Content-Type"] = "text/plain"
+            upload.body = .data(contents)
+            let stored = try await service.send(upload)
+            #expect(stored.status == 200, "\(String(decoding: stored.body, as: UTF8.self))")
+            #expect(testbench.contents(bucket: "signed", name: "dir/a file é.txt") == contents)
+
+            let get = try await StorageSigning.signedURL(bucket: "signed", object: "dir/a file é.txt",
+                                                         options: Self.options("GET", on: testbench), signer: account.key)
+            let downloaded = try await service.send(HTTPRequest(url: get))
+            #expect(downloaded.status == 200)
+            #expect(downloaded.body == contents)
+
+            // The PUT without its signed Content-Type, and the GET URL for another object, are refused.
+            var unsigned = HTTPRequest(method: .put, url: put)
+            unsigned.body = .data(contents)
+            #expect(try await service.send(unsigned).status == 403)
+            let other = try #require(URL(string: get.absoluteString.replacingOccurrences(of: "/signed/dir/", with: "/signed/elsewhere/")))
+            #expect(try await service.send(HTTPRequest(url: other)).status == 403)
+            #expect(testbench.signedURLRefusals("SignatureDoesNotMatch") == 2)
+        }
+    }
+
+    @Test func aURLPastItsExpiryIsRefused() async throws {
+        try await Self.withTestbench { testbench, service, account in
+            testbench.createObject(bucket: "signed", name: "o", contents: Data("x".utf8))
+            let expired = try await StorageSigning.signedURL(
+                bucket: "signed", object: "o",
+                options: Self.options("GET", on: testbench, date: Date().addingTimeInterval(-120), expiration: .seconds(60)),
+                signer: account.key)
+            let response = try await service.send(HTTPRequest(url: expired))
+            #expect(response.status == 400)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("ExpiredToken"))
+            #expect(testbench.signedURLRefusals("ExpiredToken") == 1)
+            // The same object through a URL still in its time.
+            let fresh = try await StorageSigning.signedURL(bucket: "signed", object: "o", options: Self.options("GET", on: testbench),
+                                                           signer: account.key)
+            #expect(try await service.send(HTTPRequest(url: fresh)).body == Data("x".utf8))
+        }
+    }
+
+    @Test func aURLSignedThroughSignBlobVerifies() async throws {
+        try await withTestServer { server in
+            try await Self.withTestbench { testbench, service, _ in
+                testbench.createObject(bucket: "signed", name: "from-metadata", contents: Data("m".utf8))
+                let metadata = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])
+                let signer = try BlobSigners.signer(for: metadata, iamEndpoint: server.url("/iam"))
+                try testbench.trust(account: server.metadata.email, publicKeyPEM: server.iam.signingPublicKeyPEM())
+                let url = try await StorageSigning.signedURL(bucket: "signed", object: "from-metadata",
+                                                             options: Self.options("GET", on: testbench), signer: signer, through: service)
+                let response = try await service.send(HTTPRequest(url: url))
+                #expect(response.status == 200 && response.body == Data("m".utf8))
+                #expect(server.iam.signBlobCount == 1)
+            }
+        }
+    }
+}
