@@ -92,4 +92,52 @@ import Testing
             }
         }
     }
+
+    /// The request a browser makes when a form with `fields` and a file input is submitted.
+    static func formPost(to url: URL, fields: [String: String], file: Data) -> HTTPRequest {
+        let boundary = "----courier-form-\(UUID().uuidString)"
+        var body = Data()
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"avatar.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+        body += file + Data("\r\n--\(boundary)--\r\n".utf8)
+        var request = HTTPRequest(method: .post, url: url)
+        request.headers["Content-Type"] = "multipart/form-data; boundary=\(boundary)"
+        request.body = .data(body)
+        return request
+    }
+
+    @Test func aFormUploadUnderASignedPolicyIsStoredAndItsConditionsHold() async throws {
+        try await Self.withTestbench { testbench, service, account in
+            let policy = try await StorageSigning.postPolicy(
+                bucket: "signed", object: "uploads/avatar.jpg",
+                options: PostPolicyOptions(fields: ["content-type": "image/jpeg", "success_action_status": "201"],
+                                           conditions: [.contentLengthRange(0...100), .startsWith(field: "$key", prefix: "uploads/")],
+                                           endpoint: testbench.baseURL.absoluteString),
+                signer: account.key)
+            let image = Data(repeating: 0xFF, count: 100)
+            let stored = try await service.send(Self.formPost(to: policy.url, fields: policy.fields, file: image))
+            #expect(stored.status == 201, "\(String(decoding: stored.body, as: UTF8.self))")
+            #expect(testbench.contents(bucket: "signed", name: "uploads/avatar.jpg") == image)
+
+            // A file past content-length-range, a field the policy does not name, a changed
+            // field's value and a forged signature: each refused, nothing stored.
+            var forged = policy.fields
+            forged["x-goog-signature"] = String(repeating: "00", count: 256)
+            let refused: [([String: String], Data, Int)] = [
+                (policy.fields.merging(["key": "uploads/big.jpg"]) { $1 }, Data(count: 101), 400),
+                (policy.fields.merging(["key": "uploads/extra.jpg", "acl": "public-read"]) { $1 }, image, 403),
+                (policy.fields.merging(["key": "uploads/type.jpg", "content-type": "text/html"]) { $1 }, image, 403),
+                (forged.merging(["key": "uploads/forged.jpg"]) { $1 }, image, 403),
+            ]
+            for (fields, file, status) in refused {
+                let response = try await service.send(Self.formPost(to: policy.url, fields: fields, file: file))
+                #expect(response.status == status, "\(fields["key"] ?? ""): \(String(decoding: response.body, as: UTF8.self))")
+                #expect(testbench.contents(bucket: "signed", name: fields["key"] ?? "") == nil)
+            }
+            #expect(testbench.signedURLRefusals("EntityTooLarge") == 1)
+            #expect(testbench.signedURLRefusals("SignatureDoesNotMatch") == 1)
+        }
+    }
 }

@@ -108,18 +108,24 @@ final class SignedURLVerifier: Sendable {
         _ = courier_sha256(bytes, bytes.count, &digest)
         let toSign = "GOOG4-RSA-SHA256\n\(stamp)\n\(scope[1...].joined(separator: "/"))\n" + digest.map { String(format: "%02x", $0) }.joined()
 
+        guard verifySignature(hex: signatureHex, of: Data(toSign.utf8), account: String(scope[0])) else {
+            return Refusal(status: 403, code: "SignatureDoesNotMatch")
+        }
+        return nil
+    }
+
+    /// Whether `hex` is `account`'s RS256 signature of `data`, by a key it was registered with.
+    func verifySignature(hex: String, of data: Data, account: String) -> Bool {
         var signature: [UInt8] = []
-        var index = signatureHex.startIndex
-        while index < signatureHex.endIndex {
-            guard let next = signatureHex.index(index, offsetBy: 2, limitedBy: signatureHex.endIndex),
-                  let byte = UInt8(signatureHex[index..<next], radix: 16)
-            else { return Refusal(status: 403, code: "SignatureDoesNotMatch") }
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            guard let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), let byte = UInt8(hex[index..<next], radix: 16) else {
+                return false
+            }
             signature.append(byte)
             index = next
         }
-        guard let key = keys.withLock({ $0[String(scope[0])] }),
-              key.isValidRS256Signature(Data(signature), for: Data(toSign.utf8))
-        else { return Refusal(status: 403, code: "SignatureDoesNotMatch") }
-        return nil
+        guard let key = keys.withLock({ $0[account] }) else { return false }
+        return key.isValidRS256Signature(Data(signature), for: data)
     }
 }

@@ -18,6 +18,7 @@ struct TestbenchHandler: Sendable {
         let call = APIRequest(method: request.method.rawValue, rawPath: request.uri.path, query: request.uri.query ?? "",
                               headers: request.headers.map { ($0.name.rawName, $0.value) }, body: Data(body.readableBytesView))
         if let answer = retryTestAPI(call) { return answer.hummingbirdResponse }
+        if SignedURLVerifier.isFormUpload(call) { return signedURLs.handleForm(call, store: store).hummingbirdResponse }
         if SignedURLVerifier.isSigned(call) {
             // HTTP/1.1's Host arrives as the request's authority, not among its header fields.
             return signedURLs.handle(call, authority: request.head.authority, store: store).hummingbirdResponse
