@@ -14,10 +14,10 @@ BUILD_LOG := .build/courier-build.log
 # Each step of `make test` and `make sanitize` runs through the phase timer: .ci/run prints the table.
 PHASE := $(CURDIR)/Scripts/phase.sh
 # Line tables are all a sanitizer report, a fuzzer's crash or a backtrace needs: against full -g
-# they saved 11 % of the compiler's CPU on Courier's module, and no index store (which only an
-# editor reads) 3 % more. The sanitizer and fuzz builds always use them; `make build` does with
-# LEAN=1 (.ci/run sets it), so a developer's debug build keeps full debug information for lldb.
-LEAN_FLAGS := --disable-index-store -Xswiftc -gline-tables-only
+# they saved 11 % of the compiler's CPU on Courier's module. The sanitizer builds always use them;
+# `make build` does with LEAN=1 (.ci/run sets it), so a developer's debug build keeps full debug
+# information for lldb. (The index store stays: test discovery on Linux reads it.)
+LEAN_FLAGS := -Xswiftc -gline-tables-only
 BUILD_FLAGS := $(if $(filter 1,$(LEAN)),$(LEAN_FLAGS))
 
 .PHONY: all deps peers build test run netem report-check bench bench-openapi bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate openapi-generate generated-check generated-corpus fuzz sanitize docs clean
