@@ -130,7 +130,7 @@ enum JSONText {
             case 0x0A: out += "\\n"
             case 0x0D: out += "\\r"
             case 0x09: out += "\\t"
-            case 0x20...0x7E: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            case 0x20...0x7E: out.unicodeScalars.append(Unicode.Scalar(UInt8(truncatingIfNeeded: unit))) // in 0x20...0x7E
             default: out += String(format: "\\u%04x", unit)
             }
         }

@@ -192,18 +192,7 @@ struct V4SignedURL {
 
     /// Every byte but the unreserved ones (`A–Z a–z 0–9 - _ . ~`) as `%XX`, a space too.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
+        URITemplate.percentEncode(text, keep: URITemplate.isUnreserved)
     }
 
     /// A path whose segments are escaped and whose slashes stay.
@@ -278,11 +267,7 @@ struct V4Stamp {
     let timestamp: String
     let day: String
     /// `2019-02-01T09:00:10Z`, for a POST policy's expiration.
-    static func rfc3339(_ date: Date) -> String {
-        let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
-    }
+    static func rfc3339(_ date: Date) -> String { Date.ISO8601FormatStyle().format(date) }
 
     init(_ date: Date) {
         let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

@@ -128,7 +128,7 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible, Expressi
         return segments.joined(separator: "/")
     }
 
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
              UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
@@ -145,7 +145,7 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible, Expressi
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    static func percentEncode(_ value: String, keep: (UInt8) -> Bool, keepTriplets: Bool = false) -> String {
+    package static func percentEncode(_ value: String, keep: (UInt8) -> Bool, keepTriplets: Bool = false) -> String {
         let bytes = Array(value.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
