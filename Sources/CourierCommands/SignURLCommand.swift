@@ -19,6 +19,7 @@ public struct SignURLCommand: AsyncParsableCommand {
               courier sign-url gs://my-bucket/report.pdf --duration 15m
               courier sign-url gs://my-bucket/upload.bin --method PUT --header content-type:application/octet-stream
               courier sign-url gs://my-bucket/photo.jpg --post-policy --field content-type=image/jpeg --max-size 10000000
+              courier sign-url gs://my-bucket/photo.jpg --post-policy --html > upload.html
             """
     )
 
@@ -48,6 +49,9 @@ public struct SignURLCommand: AsyncParsableCommand {
 
     @Flag(help: "Print a POST policy's URL and form fields (JSON) for an HTML form upload instead.")
     var postPolicy = false
+
+    @Flag(help: "With --post-policy: print the HTML form (hidden fields, then the file input) instead of JSON.")
+    var html = false
 
     @Option(name: .customLong("field"), help: "With --post-policy: a form field with its value, signed: name=value (repeatable).")
     var fields: [String] = []
@@ -89,6 +93,7 @@ public struct SignURLCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        if html && !postPolicy { throw ValidationError("--html goes with --post-policy") }
         let (bucket, object) = try Self.location(target)
         let expiration = try expiration()
         var headerValues: [String: String] = [:]
@@ -127,6 +132,7 @@ public struct SignURLCommand: AsyncParsableCommand {
                     options: PostPolicyOptions(expiration: expiration, fields: formFields, conditions: conditions, style: urlStyle(),
                                                endpoint: endpoint),
                     signer: signer, through: service)
+                if html { return policy.htmlForm() }
                 let json = try JSONSerialization.data(withJSONObject: ["url": policy.url.absoluteString, "fields": policy.fields],
                                                       options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
                 return String(decoding: json, as: UTF8.self)

@@ -39,6 +39,16 @@ import Testing
         #expect(fields["key"] == "photo.jpg" && fields["content-type"] == "image/jpeg" && fields["x-goog-signature"]?.count == 512)
         let document = try #require(fields["policy"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) })
         #expect(document.hasPrefix(#"{"conditions":[["content-length-range",0,1000],{"content-type":"image/jpeg"},{"bucket":"test-bucket"}"#))
+
+        // --html: the same policy as a form to paste, the file input last as Cloud Storage requires.
+        let form = try await runProcess(Self.courier, ["sign-url", "gs://test-bucket/photo.jpg", "--post-policy", "--html"],
+                                        timeout: 60, environment: environment)
+        #expect(form.status == 0, "\(form.error)")
+        let page = String(decoding: form.output, as: UTF8.self)
+        #expect(page.hasPrefix(#"<form id="upload" action="https://storage.googleapis.com/test-bucket/" method="post" enctype="multipart/form-data">"#), "\(page)")
+        #expect(page.contains(#"<input type="hidden" name="key" value="photo.jpg">"#))
+        let file = try #require(page.range(of: #"<input type="file" name="file">"#))
+        #expect(page.ranges(of: #"type="hidden""#).allSatisfy { $0.upperBound < file.lowerBound })
     }
 
     @Test func theMetadataServersAccountSignsThroughIAM() async throws {
@@ -56,7 +66,8 @@ import Testing
 
     @Test func whatCannotBeSignedIsRefusedWithItsReason() async throws {
         let environment = try Self.environment(credentials: Self.keyFile.path)
-        for (arguments, reason) in [(["--duration", "8d"], "7 days"), (["--method", "PATCH"], "PATCH"), (["--header", "nocolon"], "name:value")] {
+        for (arguments, reason) in [(["--duration", "8d"], "7 days"), (["--method", "PATCH"], "PATCH"), (["--header", "nocolon"], "name:value"),
+                                  (["--html"], "--post-policy")] {
             let run = try await runProcess(Self.courier, ["sign-url", "gs://b/o"] + arguments, timeout: 60, environment: environment)
             #expect(run.status != 0)
             #expect(run.output.isEmpty)

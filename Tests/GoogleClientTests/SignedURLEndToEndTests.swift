@@ -140,4 +140,47 @@ import Testing
             #expect(testbench.signedURLRefusals("SignatureDoesNotMatch") == 1)
         }
     }
+
+    /// The same policies submitted by a real browser: headless Chromium loads a page holding two
+    /// forms from `htmlForm()`, each with a file the page makes, and submits both (each into a
+    /// frame of its own). The file within `content-length-range` is stored; the one past it is
+    /// refused and nothing is stored.
+    @Test func aFormSubmittedByABrowserIsStoredAndOnePastItsConditionIsRefused() async throws {
+        try await Self.withTestbench { testbench, _, account in
+            let options = PostPolicyOptions(fields: ["content-type": "image/jpeg", "success_action_status": "201"],
+                                            conditions: [.contentLengthRange(0...100)], endpoint: testbench.baseURL.absoluteString)
+            let within = try await StorageSigning.postPolicy(bucket: "signed", object: "browser/avatar.jpg", options: options,
+                                                             signer: account.key)
+            let past = try await StorageSigning.postPolicy(bucket: "signed", object: "browser/big.jpg", options: options,
+                                                           signer: account.key)
+            let page = FileManager.default.temporaryDirectory.appendingPathComponent("courier-policy-\(UUID().uuidString).html")
+            try Data("""
+                <!doctype html><meta charset="utf-8"><title>upload</title>
+                \(within.htmlForm(id: "within", submitLabel: nil))\(past.htmlForm(id: "past", submitLabel: nil))
+                <iframe name="within-frame"></iframe><iframe name="past-frame"></iframe>
+                <script>
+                  for (const [id, size] of [["within", 100], ["past", 101]]) {
+                    const form = document.getElementById(id);
+                    const files = new DataTransfer();
+                    files.items.add(new File([new Uint8Array(size).fill(0xFF)], "avatar.jpg", { type: "image/jpeg" }));
+                    form.querySelector("input[type=file]").files = files.files;
+                    form.target = id + "-frame";
+                    form.submit();
+                  }
+                </script>
+                """.utf8).write(to: page)
+            defer { try? FileManager.default.removeItem(at: page) }
+
+            let settled = try await withChromium(showing: page) {
+                await eventually(within: 60) {
+                    testbench.contents(bucket: "signed", name: "browser/avatar.jpg") != nil
+                        && testbench.signedURLRefusals("EntityTooLarge") == 1
+                }
+            }
+            #expect(settled, "the browser's uploads did not both arrive within 60 s")
+            #expect(testbench.contents(bucket: "signed", name: "browser/avatar.jpg") == Data(repeating: 0xFF, count: 100))
+            #expect(testbench.contents(bucket: "signed", name: "browser/big.jpg") == nil)
+            #expect(testbench.signedURLRefusals("SignatureDoesNotMatch") == 0)
+        }
+    }
 }

@@ -113,4 +113,20 @@ import Testing
         #expect(parts.canonicalRequest.hasPrefix("POST\n/b/o\n"))
         #expect(parts.canonicalQuery.contains("X-Goog-SignedHeaders=host%3Bx-goog-resumable"))
     }
+
+    @Test func aPolicysHTMLFormEscapesEveryValueAndPutsTheFileLast() throws {
+        let policy = SignedPostPolicy(url: try #require(URL(string: "https://storage.googleapis.com/b/")),
+                                      fields: ["key": #"a"><script>x</script>&'.jpg"#, "policy": "e30="])
+        let form = policy.htmlForm(id: "f", submitLabel: "Send <it>")
+        #expect(form == """
+            <form id="f" action="https://storage.googleapis.com/b/" method="post" enctype="multipart/form-data">
+              <input type="hidden" name="key" value="a&quot;&gt;&lt;script&gt;x&lt;/script&gt;&amp;&#39;.jpg">
+              <input type="hidden" name="policy" value="e30=">
+              <input type="file" name="file">
+              <button type="submit">Send &lt;it&gt;</button>
+            </form>
+
+            """)
+        #expect(!policy.htmlForm(submitLabel: nil).contains("<button"))
+    }
 }
