@@ -22,7 +22,7 @@ import subprocess
 import time
 
 import instructions
-from harness import (AHC, BENCH, C, CURL_C, DEFAULT, GLOBAL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
+from harness import (AHC, BENCH, C, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
                      bench_client, build, c_client, courier_load, log, nginx, render_chart, run, wrk)
 
 CASES = [
@@ -30,6 +30,8 @@ CASES = [
     (LOOP, 64, "http", bench_client("courier", 64)),
     (DEFAULT, 64, "http", bench_client("courier", 64, "default")),
     (GLOBAL, 64, "http", bench_client("courier", 64, "global")),
+    (CHILD, 64, "http", bench_client("courier", 64, "default", pattern="child")),
+    (SENDALL, 64, "http", bench_client("courier", 64, "default", pattern="sendall")),
     (C, 64, "http", c_client(64)),
     (AHC, 64, "http", bench_client("ahc", 64)),
     ("URLSession", 64, "http", bench_client("urlsession", 64)),
@@ -38,6 +40,8 @@ CASES = [
     (LOOP, 1, "http", bench_client("courier", 1)),
     (DEFAULT, 1, "http", bench_client("courier", 1, "default")),
     (GLOBAL, 1, "http", bench_client("courier", 1, "global")),
+    (CHILD, 1, "http", bench_client("courier", 1, "default", pattern="child")),
+    (SENDALL, 1, "http", bench_client("courier", 1, "default", pattern="sendall")),
     (C, 1, "http", c_client(1)),
     (AHC, 1, "http", bench_client("ahc", 1)),
     ("URLSession", 1, "http", bench_client("urlsession", 1)),
@@ -85,7 +89,11 @@ def per_request_counts():
                 (DEFAULT, [BENCH, "load", "--url", URL, "-c", str(n), "--connections", str(n), "--executor", "default",
                            "--requests", "{}"]),
                 (LOOP, [BENCH, "load", "--url", URL, "-c", str(n), "--connections", str(n), "--executor", "loop",
-                        "--requests", "{}"])]
+                        "--requests", "{}"]),
+                (CHILD, [BENCH, "load", "--url", URL, "-c", str(n), "--connections", str(n), "--executor", "default",
+                         "--pattern", "child", "--requests", "{}"]),
+                (SENDALL, [BENCH, "load", "--url", URL, "-c", str(n), "--connections", str(n), "--executor", "default",
+                           "--pattern", "sendall", "--requests", "{}"])]
         for label, template in runs:
             argv = [part.format(requests) for part in template]
             process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

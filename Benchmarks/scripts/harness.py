@@ -180,11 +180,11 @@ PROTOCOLS = {
 }
 
 
-def bench_client(client, in_flight, executor="loop", protocol="http"):
+def bench_client(client, in_flight, executor="loop", protocol="http", pattern="workers"):
     url, flags, _ = PROTOCOLS[protocol]
     connections = 1 if protocol == "h2" else in_flight
     argv = [BENCH, "load", "--url", url, "-c", str(in_flight), "--connections", str(connections), "-d", str(SECONDS),
-            "--client", client, "--executor", executor, *flags]
+            "--client", client, "--executor", executor, "--pattern", pattern, *flags]
     return lambda: self_reported(argv)
 
 
@@ -197,6 +197,9 @@ def c_client(in_flight, protocol="http"):
 LOOP, DEFAULT, C, AHC, LOAD = ("Courier (loop executor)", "Courier (default executor)", "C libcurl multi",
                                "AsyncHTTPClient", "courier load")
 GLOBAL = "Courier (global pool)"  # tasks that inherit nothing from the service: a server's handlers
+# Many requests at once without long-lived workers, as users write it (no executor preference):
+# a task group with a child task per request, and service.sendAll.
+CHILD, SENDALL = "Courier (child task per request)", "Courier sendAll"
 
 
 @contextlib.contextmanager
@@ -211,7 +214,7 @@ def nginx():
         shutil.rmtree(prefix, ignore_errors=True)
 
 
-CHART_COLORS = {LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
+CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
                 "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
                 "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
 

@@ -62,13 +62,15 @@ def prepare():
 
 def clients(copies, url, in_flight):
     """(label, argv for a run of n requests)."""
-    bench_argv = lambda client, executor: lambda n: [
+    bench_argv = lambda client, executor, pattern="workers": lambda n: [
         copies["CourierBench"], "load", "--url", url, "-c", str(in_flight), "--connections", str(in_flight),
-        "--client", client, "--executor", executor, "--requests", str(n)]
+        "--client", client, "--executor", executor, "--pattern", pattern, "--requests", str(n)]
     return [
         ("C libcurl multi", lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}"]),
         ("Courier (loop executor)", bench_argv("courier", "loop")),
         ("Courier (default executor)", bench_argv("courier", "default")),
+        (harness.CHILD, bench_argv("courier", "default", "child")),
+        (harness.SENDALL, bench_argv("courier", "default", "sendall")),
         ("courier load", lambda n: [copies["courier"], "load", url, "-c", str(in_flight), "-n", str(n), "--json"]),
         ("AsyncHTTPClient", bench_argv("ahc", "loop")),
     ]

@@ -48,6 +48,11 @@ struct Load: AsyncParsableCommand {
     var httpVersion = "1.1"
     @Option(help: "Send exactly this many requests, with no warm-up, instead of running for --duration (for instruction counts).")
     var requests: Int?
+    @Option(help: """
+        workers | child | sendall: long-lived workers each sending their next request (the default); a task group \
+        adding a child task per request to keep the window full; service.sendAll's window.
+        """)
+    var pattern = "workers"
 
     func run() async throws {
         guard let target = URL(string: url) else { throw ValidationError("bad --url") }
@@ -82,6 +87,18 @@ struct Load: AsyncParsableCommand {
             let send: @Sendable () async throws -> Void = {
                 let response = try await service.send(request)
                 guard response.status == 200 else { throw ValidationError("status \(response.status)") }
+            }
+            switch pattern {
+            case "workers": break
+            case "child", "sendall":
+                let window = pattern == "child" ? ManyAtOnce.childPerRequest : ManyAtOnce.sendAll
+                let run: @Sendable (Int) async throws -> Void = { count in try await window(service, request, concurrency, count) }
+                switch executor {
+                case "loop": try await withTaskExecutorPreference(service.executor) { try await ManyAtOnce.measure(work: work, run) }
+                default: try await ManyAtOnce.measure(work: work, run)
+                }
+                return
+            default: throw ValidationError("--pattern: workers, child or sendall")
             }
             switch executor {
             case "loop":

@@ -42,6 +42,14 @@ struct CallerResumption {
         enabled && resumed == 1 && othersInFlight == 0 && !workQueued && now >= pausedUntil ? .runInPlace : .handToPool
     }
 
+    /// What to do with a many-queries consumer (``ResultInbox``) resumed this turn: in place
+    /// unless other work waits for the loop. Transfers in flight do not keep it off the loop:
+    /// the window keeps its own in flight, and the consumer takes every result that arrived in
+    /// one run. The long-run pause bounds a consumer that computes as it bounds a caller.
+    func decideConsumer(workQueued: Bool, now: UInt64) -> Action {
+        enabled && !workQueued && now >= pausedUntil ? .runInPlace : .handToPool
+    }
+
     /// A caller ran in place from `start` to `end`.
     mutating func ran(from start: UInt64, to end: UInt64) {
         let elapsed = end &- start

@@ -173,6 +173,18 @@ public final class CurlEventLoop: @unchecked Sendable {
     /// Runs the callers this turn's completions resumed: in place or on the pool (``CallerResumption``).
     /// Repeats while a caller run in place resumed others, so none is left behind when the loop sleeps.
     private func runResumedCallers() {
+        if let consumer = multi.resumedConsumer {
+            multi.resumedConsumer = nil
+            let now = MonotonicClock.nanoseconds()
+            switch callerResumption.decideConsumer(workQueued: inbox.withLock { !$0.work.isEmpty }, now: now) {
+            case .runInPlace:
+                multi.callersResumedInPlace += 1
+                courier_run_global_job(consumer)
+                callerResumption.ran(from: now, to: MonotonicClock.nanoseconds())
+            case .handToPool:
+                courier_enqueue_global_job(consumer)
+            }
+        }
         while !multi.resumedCallers.isEmpty {
             swap(&resumedBatch, &multi.resumedCallers)
             let now = MonotonicClock.nanoseconds()
@@ -207,6 +219,8 @@ public final class CurlEventLoop: @unchecked Sendable {
         multi.capturesCallers = false
         for job in multi.resumedCallers { courier_enqueue_global_job(job) }
         multi.resumedCallers = []
+        if let consumer = multi.resumedConsumer { courier_enqueue_global_job(consumer) }
+        multi.resumedConsumer = nil
         multi.close()
         let leftovers = inbox.withLock { inbox -> [Work] in
             inbox.retired = true

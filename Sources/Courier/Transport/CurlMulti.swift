@@ -23,6 +23,9 @@ final class CurlMulti {
     /// Jobs of callers without an executor preference that resuming their continuations
     /// enqueued to the global pool this turn, held back so the loop can run one in place.
     @exclusivity(unchecked) var resumedCallers: [UnsafeMutableRawPointer] = []
+    /// The job of a many-queries consumer (``ResultInbox``) that a worker on the loop resumed
+    /// this turn, held back so the loop can run it in place (``CallerResumption``).
+    @exclusivity(unchecked) var resumedConsumer: UnsafeMutableRawPointer?
     /// Set while the loop thread runs (resumptions after it retires go to the pool as usual).
     @exclusivity(unchecked) var capturesCallers = false
     /// How many of them the loop ran in place (``TransportStats/callersResumedInPlace``).
@@ -238,6 +241,17 @@ final class CurlMulti {
         courier_capture_begin()
         resume()
         if let job = courier_capture_end() { resumedCallers.append(job) }
+    }
+
+    /// Resumes a many-queries consumer from the loop thread, keeping back its job (see
+    /// ``resumedConsumer``). Unlike a caller's, it is kept back with transfers in flight: the
+    /// window's own next request is one of them.
+    @inline(__always)
+    func resumeConsumer(_ resume: () -> Void) {
+        guard capturesCallers, resumedConsumer == nil else { return resume() }
+        courier_capture_begin()
+        resume()
+        resumedConsumer = courier_capture_end()
     }
 
     /// Counts sockets as curl opens and closes them: the "open connections" statistic.

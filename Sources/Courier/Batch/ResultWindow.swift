@@ -1,0 +1,137 @@
+import Synchronization
+
+/// Runs `count` jobs with at most `width` in flight and hands their results to one consumer in
+/// bulk: the engine under ``ServiceActor/sendAll(_:maxInFlight:failFast:requestID:)`` and
+/// ``ServiceActor/batch(_:)``.
+///
+/// No task per job: `width` long-lived workers each claim the next index when their last job
+/// ends, so a completed transfer's worker starts the next transfer itself (on the loop thread,
+/// when the workers prefer it), without creating a task or waking a parent. Results go to a
+/// ``ResultInbox``; whatever completed while the consumer was busy reaches it in one hand-off.
+///
+/// Every index gets exactly one result: those never started (cancellation, `failFast`) get
+/// `CancellationError`, after the ones that ran.
+final class ResultWindow<Output: Sendable>: Sendable {
+    typealias Element = (index: Int, result: Result<Output, any Error>)
+
+    let inbox: ResultInbox<Element>
+    private let driver: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    /// Starts the workers. `job(index)` runs one job and returns its result; it never throws.
+    /// With `id`, the run is registered in `registry` so that ``ServiceActor/cancel(requestID:)`` reaches it.
+    init(count: Int, width: Int, failFast: Bool, loop: CurlEventLoop?, registeredAs id: String?, in registry: RequestRegistry,
+         job: @escaping @Sendable (Int) async -> Result<Output, any Error>) {
+        let inbox = ResultInbox<Element>(loop: loop)
+        self.inbox = inbox
+        let cursor = Cursor(count: count)
+        let workers = min(max(1, width), count)
+        @Sendable func run() async {
+            await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<workers {
+                    group.addTask {
+                        while !Task.isCancelled, let index = cursor.claim() {
+                            let result = await job(index)
+                            inbox.deliver((index, result))
+                            if failFast, case .failure = result { return true }
+                        }
+                        return false
+                    }
+                }
+                while let failed = await group.next() {
+                    if failed {
+                        cursor.close()
+                        group.cancelAll()
+                    }
+                }
+            }
+        }
+        let task = Task(executorPreference: loop) {
+            if let id { _ = try? await registry.run(id) { await run() } } else { await run() }
+            while let index = cursor.claim(ignoringClosed: true) { inbox.deliver((index, .failure(CancellationError()))) }
+            inbox.finish()
+        }
+        driver.withLock { $0 = task }
+    }
+
+    /// Cancels the jobs still running; the rest get `CancellationError`.
+    func cancel() {
+        driver.withLock { $0?.cancel() }
+    }
+
+    deinit {
+        // The consumer let go (iteration ended early or its iterator was dropped): nobody reads on.
+        driver.withLock { $0?.cancel() }
+    }
+
+    /// The next index to run; nil when all are claimed or the window closed (`failFast`).
+    private final class Cursor: Sendable {
+        let count: Int
+        let next = Atomic<Int>(0)
+        let closed = Atomic<Bool>(false)
+        init(count: Int) { self.count = count }
+
+        func claim(ignoringClosed: Bool = false) -> Int? {
+            guard ignoringClosed || !closed.load(ordering: .relaxed) else { return nil }
+            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            return index < count ? index : nil
+        }
+
+        func close() { closed.store(true, ordering: .relaxed) }
+    }
+}
+
+/// Results handed from many producers to one consumer, in bulk: the consumer takes everything
+/// that arrived since it last looked in one lock and at most one wake-up.
+final class ResultInbox<Element: Sendable>: Sendable {
+    private struct State {
+        var ready: [Element] = []
+        var waiter: UnsafeContinuation<[Element], Never>?
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    /// The loop the workers run on, if they do: the consumer they resume may run there in place.
+    private let loop: CurlEventLoop?
+
+    init(loop: CurlEventLoop?) { self.loop = loop }
+
+    func deliver(_ element: Element) {
+        let wake: (UnsafeContinuation<[Element], Never>, [Element])? = state.withLock { state in
+            state.ready.append(element)
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            defer { state.ready = [] }
+            return (waiter, state.ready)
+        }
+        guard let (waiter, elements) = wake else { return }
+        if let loop, loop.isCurrent {
+            loop.multi.resumeConsumer { waiter.resume(returning: elements) }
+        } else {
+            waiter.resume(returning: elements)
+        }
+    }
+
+    func finish() {
+        let waiter: UnsafeContinuation<[Element], Never>? = state.withLock { state in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: [])
+    }
+
+    /// Everything delivered and not yet taken, waiting for at least one; empty once finished.
+    nonisolated(nonsending) func take() async -> [Element] {
+        await withUnsafeContinuation { continuation in
+            let now: [Element]? = state.withLock { state in
+                if !state.ready.isEmpty || state.finished {
+                    defer { state.ready = [] }
+                    return state.ready
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+}

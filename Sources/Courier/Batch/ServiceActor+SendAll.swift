@@ -1,0 +1,80 @@
+import Foundation
+
+extension ServiceActor {
+    /// Sends `requests` with at most `maxInFlight` in flight and returns their results as they
+    /// complete: the window a hand-written task group keeps, without a task per request.
+    ///
+    /// ```swift
+    /// for await (index, result) in service.sendAll(requests, maxInFlight: 64) {
+    ///     let response = try result.get()
+    ///     print(index, response.status)
+    /// }
+    /// ```
+    ///
+    /// `maxInFlight` workers each send their next request when their last completes, on the loop
+    /// thread: a completed transfer's worker starts the next transfer in the same turn, and the
+    /// results that completed while the consumer was busy reach it together. Each request takes
+    /// the one pipeline with its own ``RequestOptions`` (its request ID cancels it alone).
+    ///
+    /// Every request gets exactly one result, in the order they complete; `index` is its position
+    /// in `requests`. A non-2xx status is a response, as with ``send(_:options:)``. With
+    /// `failFast`, the first error cancels the requests in flight and those not yet started
+    /// (each then fails with `CancellationError`). Cancelling the iterating task, ending the
+    /// iteration early, or ``cancel(requestID:)`` with `requestID` does the same.
+    public nonisolated func sendAll(_ requests: some Sequence<HTTPRequest>, options: RequestOptions = RequestOptions(),
+                                    maxInFlight: Int? = nil, failFast: Bool = false, requestID: String? = nil) -> SendAllResults {
+        sendAll(requests.map { ($0, options) }, maxInFlight: maxInFlight, failFast: failFast, requestID: requestID)
+    }
+
+    /// ``sendAll(_:options:maxInFlight:failFast:requestID:)`` with options of each request's own.
+    public nonisolated func sendAll(_ requests: [(request: HTTPRequest, options: RequestOptions)], maxInFlight: Int? = nil,
+                                    failFast: Bool = false, requestID: String? = nil) -> SendAllResults {
+        SendAllResults(service: self, requests: requests, width: max(1, maxInFlight ?? configuration.limits.batchConcurrency),
+                       failFast: failFast, requestID: requestID)
+    }
+}
+
+/// The results of ``ServiceActor/sendAll(_:options:maxInFlight:failFast:requestID:)`` as they
+/// complete: one `(index, result)` per request. Each iteration sends the requests anew.
+public struct SendAllResults: AsyncSequence, Sendable {
+    public typealias Element = (index: Int, result: Result<HTTPResponse, any Error>)
+    public typealias Failure = Never
+
+    let service: ServiceActor
+    let requests: [(request: HTTPRequest, options: RequestOptions)]
+    let width: Int
+    let failFast: Bool
+    let requestID: String?
+
+    public func makeAsyncIterator() -> Iterator {
+        let service = service, requests = requests
+        let window = ResultWindow<HTTPResponse>(count: requests.count, width: width, failFast: failFast,
+                                                loop: ProcessInfo.processInfo.environment["COURIER_WINDOW_EXECUTOR"] == "default" ? nil : service.loop, registeredAs: requestID, in: service.requests) { index in
+            do { return .success(try await service.send(requests[index].request, options: requests[index].options)) } catch {
+                return .failure(error)
+            }
+        }
+        return Iterator(window: window)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let window: ResultWindow<HTTPResponse>
+        /// Results taken from the inbox, newest first.
+        private var taken: [Element] = []
+
+        init(window: ResultWindow<HTTPResponse>) { self.window = window }
+
+        public mutating func next() async -> Element? {
+            await next(isolation: nil)
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
+            if taken.isEmpty {
+                let window = window
+                taken = await withTaskCancellationHandler { await window.inbox.take() } onCancel: { window.cancel() }
+                taken.reverse()
+            }
+            return taken.popLast()
+        }
+    }
+}

@@ -1,0 +1,128 @@
+@testable import Courier
+import CourierTestServer
+import CourierTesting
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// `sendAll`: many raw requests through one window of workers, results as they complete.
+@Suite struct SendAllTests {
+    static func delay(_ server: TestServer, _ milliseconds: Int) -> HTTPRequest {
+        HTTPRequest(url: server.baseURL.appendingPathComponent("delay/\(milliseconds)"))
+    }
+
+    @Test func everyRequestGetsOneResultByIndexWithinTheWindow() async throws {
+        try await withNotesService(seed: 40) { server, service in
+            let requests = (1...40).map { HTTPRequest(url: server.baseURL.appendingPathComponent(String(format: "notes/v1/notes/note-%04d", $0))) }
+                + [HTTPRequest(url: server.baseURL.appendingPathComponent("notes/v1/notes/missing"))]
+            server.counters.resetMaxInFlight()
+            var statuses: [Int: Int] = [:]
+            for await (index, result) in service.sendAll(requests, maxInFlight: 4) {
+                #expect(statuses[index] == nil, "index \(index) twice")
+                let response = try result.get()
+                statuses[index] = response.status
+                if response.status == 200 {
+                    #expect(String(decoding: response.body, as: UTF8.self).contains(String(format: "note-%04d", index + 1)))
+                }
+            }
+            #expect(statuses.count == 41)
+            #expect(statuses[40] == 404) // a status is a response, as with send
+            #expect(statuses.values.filter { $0 == 200 }.count == 40)
+            #expect(server.counters.maxInFlight <= 4)
+
+            // Nothing to send: the sequence ends at once.
+            var none = 0
+            for await _ in service.sendAll([HTTPRequest]()) { none += 1 }
+            #expect(none == 0)
+        }
+    }
+
+    @Test func theWindowIsKeptFull() async throws {
+        try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 8 }) { server, service in
+            server.counters.resetMaxInFlight()
+            let started = ContinuousClock.now
+            var count = 0
+            for await (_, result) in service.sendAll(Array(repeating: Self.delay(server, 200), count: 16), maxInFlight: 8) {
+                let status = try result.get().status
+                #expect(status == 200)
+                count += 1
+            }
+            #expect(count == 16)
+            #expect(server.counters.maxInFlight == 8)
+            // Two rounds of 200 ms, not sixteen: the window ran 8 at a time.
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+
+    @Test func failFastCancelsTheRestAndEachStillGetsItsResult() async throws {
+        try await withNotesService { server, service in
+            var requests = [HTTPRequest(url: URL(string: "http://127.0.0.1:1/refused")!)] // a transport error
+            requests += Array(repeating: Self.delay(server, 30_000), count: 10)
+            let started = ContinuousClock.now
+            var failures: [Int: any Error] = [:]
+            var successes = 0
+            for await (index, result) in service.sendAll(requests, maxInFlight: 3, failFast: true) {
+                switch result {
+                case .success: successes += 1
+                case .failure(let error): failures[index] = error
+                }
+            }
+            #expect(ContinuousClock.now - started < .seconds(30)) // no 30 s request ran to its end
+            #expect(successes == 0)
+            #expect(failures.count == 11)
+            #expect(failures[0] is TransportError)
+            #expect((1...10).allSatisfy { failures[$0] is CancellationError })
+            #expect(await eventually { await service.stats.liveTransfers == 0 })
+        }
+    }
+
+    @Test func cancellingTheConsumerOrTheRunsIDOrEndingEarlyCancelsEveryRequest() async throws {
+        try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 10 }) { server, service in
+            let slow = Array(repeating: Self.delay(server, 30_000), count: 10)
+            // The consuming task is cancelled while it waits.
+            let consumer = Task {
+                var cancelled = 0
+                for await (_, result) in service.sendAll(slow, maxInFlight: 10) {
+                    if case .failure(is CancellationError) = result { cancelled += 1 }
+                }
+                return cancelled
+            }
+            #expect(await eventually { server.counters.inFlight == 10 })
+            consumer.cancel()
+            #expect(await consumer.value == 10)
+            #expect(await eventually { await service.stats.liveTransfers == 0 })
+
+            // cancel(requestID:) with the run's ID.
+            let named = Task {
+                var cancelled = 0
+                for await (_, result) in service.sendAll(slow, maxInFlight: 5, requestID: "many") {
+                    if case .failure(is CancellationError) = result { cancelled += 1 }
+                }
+                return cancelled
+            }
+            #expect(await eventually { await service.stats.liveTransfers == 5 })
+            await service.cancel(requestID: "many")
+            #expect(await named.value == 10)
+
+            // One request's own ID cancels it alone.
+            let quick = Self.delay(server, 50)
+            var own = RequestOptions()
+            own.requestID = "just-this"
+            let mixed = Task {
+                var outcome: [Int: Bool] = [:]
+                for await (index, result) in service.sendAll([(slow[0], own), (quick, RequestOptions())], maxInFlight: 2) {
+                    outcome[index] = (try? result.get()) != nil
+                }
+                return outcome
+            }
+            #expect(await eventually { service.requests.isRunning("just-this") })
+            await service.cancel(requestID: "just-this")
+            #expect(await mixed.value == [0: false, 1: true])
+
+            // Ending the iteration early.
+            for await _ in service.sendAll([quick] + slow, maxInFlight: 4) { break }
+            #expect(await eventually { await service.stats.liveTransfers == 0 })
+            await expectNoLeaks(service)
+        }
+    }
+}
