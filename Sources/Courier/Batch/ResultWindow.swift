@@ -1,3 +1,4 @@
+import CourierSync
 import Synchronization
 
 /// Runs `count` jobs with at most `width` in flight and hands their results to one consumer in
@@ -15,12 +16,14 @@ final class ResultWindow<Output: Sendable>: Sendable {
     typealias Element = (index: Int, result: Result<Output, any Error>)
 
     let inbox: ResultInbox<Element>
-    private let driver: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let driver = LockedValue<Task<Void, Never>?>(nil)
 
     /// Starts the workers. `job(index)` runs one job and returns its result; it never throws.
     /// With `id`, the run is registered in `registry` so that ``ServiceActor/cancel(requestID:)`` reaches it.
+    /// `skipped(index)` gives the result of a job never started (by default `CancellationError`).
     init(count: Int, width: Int, failFast: Bool, loop: CurlEventLoop?, registeredAs id: String?, in registry: RequestRegistry,
-         job: @escaping @Sendable (Int) async -> Result<Output, any Error>) {
+         job: @escaping @Sendable (Int) async -> Result<Output, any Error>,
+         skipped: @escaping @Sendable (Int) async -> Result<Output, any Error> = { _ in .failure(CancellationError()) }) {
         let inbox = ResultInbox<Element>(loop: loop)
         self.inbox = inbox
         let cursor = Cursor(count: count)
@@ -47,7 +50,7 @@ final class ResultWindow<Output: Sendable>: Sendable {
         }
         let task = Task(executorPreference: loop) {
             if let id { _ = try? await registry.run(id) { await run() } } else { await run() }
-            while let index = cursor.claim(ignoringClosed: true) { inbox.deliver((index, .failure(CancellationError()))) }
+            while let index = cursor.claim(ignoringClosed: true) { inbox.deliver((index, await skipped(index))) }
             inbox.finish()
         }
         driver.withLock { $0 = task }
@@ -56,6 +59,17 @@ final class ResultWindow<Output: Sendable>: Sendable {
     /// Cancels the jobs still running; the rest get `CancellationError`.
     func cancel() {
         driver.withLock { $0?.cancel() }
+    }
+
+    /// Every result as it arrives, taken in bulk; returns when all have come. Cancelling the
+    /// calling task cancels the jobs (each still gets its result).
+    nonisolated(nonsending) func forEach(_ body: (Element) throws -> Void) async rethrows {
+        var taken: [Element] = []
+        while true {
+            taken = await withTaskCancellationHandler { [taken] in await inbox.take(taken) } onCancel: { self.cancel() }
+            if taken.isEmpty { return }
+            for element in taken { try body(element) }
+        }
     }
 
     deinit {
@@ -81,15 +95,18 @@ final class ResultWindow<Output: Sendable>: Sendable {
 }
 
 /// Results handed from many producers to one consumer, in bulk: the consumer takes everything
-/// that arrived since it last looked in one lock and at most one wake-up.
+/// that arrived since it last looked in one lock and at most one wake-up. The two arrays trade
+/// places, so after the first few results neither allocates.
 final class ResultInbox<Element: Sendable>: Sendable {
     private struct State {
         var ready: [Element] = []
+        /// The consumer's emptied array, left while it waits: `ready`'s next storage.
+        var spare: [Element] = []
         var waiter: UnsafeContinuation<[Element], Never>?
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// The loop the workers run on, if they do: the consumer they resume may run there in place.
     private let loop: CurlEventLoop?
 
@@ -100,8 +117,9 @@ final class ResultInbox<Element: Sendable>: Sendable {
             state.ready.append(element)
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
-            defer { state.ready = [] }
-            return (waiter, state.ready)
+            var elements = state.spare
+            swap(&elements, &state.ready)
+            return (waiter, elements)
         }
         guard let (waiter, elements) = wake else { return }
         if let loop, loop.isCurrent {
@@ -112,22 +130,29 @@ final class ResultInbox<Element: Sendable>: Sendable {
     }
 
     func finish() {
-        let waiter: UnsafeContinuation<[Element], Never>? = state.withLock { state in
+        let wake: (UnsafeContinuation<[Element], Never>, [Element])? = state.withLock { state in
             state.finished = true
-            defer { state.waiter = nil }
-            return state.waiter
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            var elements = state.spare
+            swap(&elements, &state.ready)
+            return (waiter, elements)
         }
-        waiter?.resume(returning: [])
+        if let (waiter, elements) = wake { waiter.resume(returning: elements) }
     }
 
     /// Everything delivered and not yet taken, waiting for at least one; empty once finished.
-    nonisolated(nonsending) func take() async -> [Element] {
-        await withUnsafeContinuation { continuation in
+    /// `spent` is the consumer's last array, emptied: its storage is used again.
+    nonisolated(nonsending) func take(_ spent: consuming [Element]) async -> [Element] {
+        var spent = spent
+        spent.removeAll(keepingCapacity: true)
+        return await withUnsafeContinuation { continuation in
             let now: [Element]? = state.withLock { state in
                 if !state.ready.isEmpty || state.finished {
-                    defer { state.ready = [] }
-                    return state.ready
+                    swap(&spent, &state.ready)
+                    return spent
                 }
+                state.spare = spent
                 state.waiter = continuation
                 return nil
             }

@@ -1,19 +1,24 @@
 extension ServiceActor {
-    /// Runs the queries of `batch` as concurrent queries in a task group (at most
-    /// ``QueryBatch/maxConcurrency`` at once) and returns every result, successes and failures.
+    /// Runs the queries of `batch` as concurrent queries (at most ``QueryBatch/maxConcurrency``
+    /// at once) and returns every result, successes and failures.
     ///
     /// Completion handlers run before it returns. One failure never cancels the others unless
     /// ``QueryBatch/failFast`` is set. Cancelling the calling task cancels every query and throws
     /// `CancellationError`; so does ``cancel(requestID:)`` with the batch's ``QueryBatch/requestID``
     /// (each query's own ID cancels that query alone). Two queries with one request ID throw
     /// ``BatchError/duplicateRequestID`` before anything is sent.
+    ///
+    /// No task per query: as many long-lived workers as the batch runs at once each take the
+    /// next query when their last one ends (``sendAll(_:options:maxInFlight:failFast:requestID:)``'s engine).
     public nonisolated func batch(_ batch: QueryBatch) async throws -> BatchResult {
         try batch.checkUniqueIDs()
         let context = RequestContext(requestID: batch.requestID, name: "batch", operation: .batch, retry: configuration.retry,
                                      testHandler: configuration.testing.handler, authorize: true)
         return try await operation(context) { [self] in
             var results: [String: Result<any Sendable, any Error>] = [:]
-            for try await (requestID, result) in batchResults(batch) { results[requestID] = result }
+            results.reserveCapacity(batch.items.count)
+            let items = batch.items
+            await window(for: batch).forEach { results[items[$0.index].requestID] = $0.result }
             try Task.checkCancellation()
             return BatchResult(results: results, requestIDs: batch.requestIDs)
         }
@@ -24,42 +29,36 @@ extension ServiceActor {
     public nonisolated func batchResults(_ batch: QueryBatch)
         -> AsyncThrowingStream<(requestID: String, result: Result<any Sendable, any Error>), any Error>
     {
-        let limit = max(1, batch.maxConcurrency ?? configuration.limits.batchConcurrency)
-        return AsyncThrowingStream { continuation in
+        AsyncThrowingStream { continuation in
             do { try batch.checkUniqueIDs() } catch {
                 continuation.finish(throwing: error)
                 return
             }
+            let items = batch.items
             let task = Task {
-                await withTaskGroup(of: (String, Result<any Sendable, any Error>).self) { group in
-                    var pending = batch.items[...]
-                    func startNext() {
-                        guard let item = pending.popFirst() else { return }
-                        group.addTask {
-                            let result: Result<any Sendable, any Error>
-                            do { result = .success(try await item.execute(self)) } catch { result = .failure(error) }
-                            await item.complete?(result)
-                            return (item.requestID, result)
-                        }
-                    }
-                    for _ in 0..<limit { startNext() }
-                    while let (requestID, result) = await group.next() {
-                        continuation.yield((requestID, result))
-                        if batch.failFast, case .failure = result { group.cancelAll() }
-                        if !Task.isCancelled && !(batch.failFast && group.isCancelled) {
-                            startNext()
-                        }
-                    }
-                    // Queries never started (fail-fast or cancellation) still get a result each.
-                    for item in pending {
-                        let result: Result<any Sendable, any Error> = .failure(CancellationError())
-                        await item.complete?(result)
-                        continuation.yield((item.requestID, result))
-                    }
-                }
+                await window(for: batch).forEach { continuation.yield((items[$0.index].requestID, $0.result)) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The batch's queries in a ``ResultWindow``. Its workers have no executor preference: a
+    /// typed query decodes its response where its worker runs, and decoding on the loop would
+    /// hold every other transfer meanwhile.
+    private nonisolated func window(for batch: QueryBatch) -> ResultWindow<any Sendable> {
+        let items = batch.items
+        return ResultWindow(count: items.count, width: max(1, batch.maxConcurrency ?? configuration.limits.batchConcurrency),
+                            failFast: batch.failFast, loop: nil, registeredAs: nil, in: requests) { [self] index in
+            let result: Result<any Sendable, any Error>
+            do { result = .success(try await items[index].execute(self)) } catch { result = .failure(error) }
+            await items[index].complete?(result)
+            return result
+        } skipped: { index in
+            // Queries never started (fail-fast or cancellation) still get a result each.
+            let result: Result<any Sendable, any Error> = .failure(CancellationError())
+            await items[index].complete?(result)
+            return result
         }
     }
 }

@@ -59,8 +59,9 @@ public struct SendAllResults: AsyncSequence, Sendable {
 
     public struct Iterator: AsyncIteratorProtocol {
         let window: ResultWindow<HTTPResponse>
-        /// Results taken from the inbox, newest first.
+        /// Results taken from the inbox in one hand-off, and how many of them were returned.
         private var taken: [Element] = []
+        private var position = 0
 
         init(window: ResultWindow<HTTPResponse>) { self.window = window }
 
@@ -69,12 +70,15 @@ public struct SendAllResults: AsyncSequence, Sendable {
         }
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
-            if taken.isEmpty {
-                let window = window
-                taken = await withTaskCancellationHandler { await window.inbox.take() } onCancel: { window.cancel() }
-                taken.reverse()
+            if position == taken.count {
+                let window = window, spent = taken
+                taken = []
+                taken = await withTaskCancellationHandler { await window.inbox.take(spent) } onCancel: { window.cancel() }
+                position = 0
+                guard !taken.isEmpty else { return nil }
             }
-            return taken.popLast()
+            defer { position += 1 }
+            return taken[position]
         }
     }
 }
