@@ -23,6 +23,12 @@ configuration.queries.rootURL = server.baseURL
 configuration.limits.maxConcurrentQueries = 8   // never more than 8 at the backend, service-wide
 
 try await withService(configuration: configuration) { service in
+    // Many raw requests, 16 in flight, results as they complete: no task per request.
+    let requests = (1...100).map { HTTPRequest(url: server.baseURL.appendingPathComponent(String(format: "notes/v1/notes/note-%04d", $0))) }
+    var ok = 0
+    for await (_, result) in service.sendAll(requests, maxInFlight: 16) where (try? result.get().status) == 200 { ok += 1 }
+    print("sendAll:", ok, "of", requests.count, "answered 200")
+
     // A task-group batch: queries of any types, 10 at a time, a completion handler for one of them.
     let first = get(1)
     let missing = Query<Note>(api: api, name: "notes.notes.get", path: "notes/{id}", pathParameters: ["id": "nope"])

@@ -49,7 +49,7 @@ public struct SendAllResults: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> Iterator {
         let service = service, requests = requests
         let window = ResultWindow<HTTPResponse>(count: requests.count, width: width, failFast: failFast,
-                                                loop: ProcessInfo.processInfo.environment["COURIER_WINDOW_EXECUTOR"] == "default" ? nil : service.loop, registeredAs: requestID, in: service.requests) { index in
+                                                loop: service.loop, registeredAs: requestID, in: service.requests) { index in
             do { return .success(try await service.send(requests[index].request, options: requests[index].options)) } catch {
                 return .failure(error)
             }

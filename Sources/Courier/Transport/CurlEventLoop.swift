@@ -185,14 +185,25 @@ public final class CurlEventLoop: @unchecked Sendable {
                 courier_enqueue_global_job(consumer)
             }
         }
+        var inPlace = 0
         while !multi.resumedCallers.isEmpty {
             swap(&resumedBatch, &multi.resumedCallers)
             let now = MonotonicClock.nanoseconds()
-            switch callerResumption.decide(resumed: resumedBatch.count, othersInFlight: multi.liveTransfers,
-                                           workQueued: inbox.withLock { !$0.work.isEmpty }, now: now) {
+            // A bounded chain: callers that only resume each other must not keep the loop from its sockets.
+            let action = inPlace == Self.inPlaceRunsPerTurn ? .handToPool
+                : callerResumption.decide(resumed: resumedBatch.count, othersInFlight: multi.liveTransfers,
+                                          workQueued: inbox.withLock { !$0.work.isEmpty }, now: now)
+            switch action {
             case .runInPlace:
+                inPlace += 1
                 multi.callersResumedInPlace += 1
+                // What the caller resumes in turn (the parent waiting in a task group for this
+                // child, the child that parent adds next) is kept back too, and run here by the
+                // next round when nothing else is in flight: a child task per request then costs
+                // no pool thread either.
+                courier_capture_begin()
                 courier_run_global_job(resumedBatch[0])
+                if let next = courier_capture_end() { multi.resumedCallers.append(next) }
                 callerResumption.ran(from: now, to: MonotonicClock.nanoseconds())
             case .handToPool:
                 for job in resumedBatch { courier_enqueue_global_job(job) }
@@ -206,6 +217,10 @@ public final class CurlEventLoop: @unchecked Sendable {
 
     /// Rounds of queued work per turn before the loop looks at its sockets again.
     static let roundsPerTurn = 4
+
+    /// Callers run in place per turn at most: a child task, the parent it resumes and the child
+    /// that parent adds next are three.
+    static let inPlaceRunsPerTurn = 4
 
     /// Ends the loop after the current job. Call on the loop, after every transfer is resolved.
     func stop() {

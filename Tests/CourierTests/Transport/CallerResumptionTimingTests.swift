@@ -46,6 +46,47 @@ import Testing
         }
     }
 
+    /// The window users write by hand, a child task per request at one in flight: the child,
+    /// the parent it resumes and the next child all continue on the loop.
+    @Test func aChildTaskPerRequestAndItsParentContinueOnTheLoop() async throws {
+        try await withServerAndService { server, service in
+            let url = server.url("/json/100")
+            let inARow = try await Task.detached {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    let deadline = ContinuousClock.now + .seconds(30)
+                    var inARow = 0
+                    group.addTask { _ = try await service.send(HTTPRequest(url: url)); return service.executor.isCurrent }
+                    while let childOnLoop = try await group.next() {
+                        inARow = childOnLoop && service.executor.isCurrent ? inARow + 1 : 0
+                        guard inARow < 10, ContinuousClock.now < deadline else { break }
+                        group.addTask { _ = try await service.send(HTTPRequest(url: url)); return service.executor.isCurrent }
+                    }
+                    return inARow
+                }
+            }.value
+            #expect(inARow == 10, "not 10 children and parents in a row on the loop in 30 s")
+            await expectNoLeaks(service)
+        }
+    }
+
+    /// `sendAll` at one in flight: its consumer continues on the loop, where its worker runs.
+    @Test func sendAllsConsumerContinuesOnTheLoop() async throws {
+        try await withServerAndService { server, service in
+            let requests = Array(repeating: HTTPRequest(url: server.url("/json/100")), count: 2_000)
+            let inARow = await Task.detached {
+                var inARow = 0
+                for await (_, result) in service.sendAll(requests, maxInFlight: 1) {
+                    #expect((try? result.get().status) == 200)
+                    inARow = service.executor.isCurrent ? inARow + 1 : 0
+                    if inARow == 10 { break }
+                }
+                return inARow
+            }.value
+            #expect(inARow == 10, "not 10 results in a row consumed on the loop in 2,000")
+            #expect(await eventually { await service.stats.liveTransfers == 0 })
+        }
+    }
+
     @Test func withAnotherRequestInFlightCallersGoToThePool() async throws {
         try await withServerAndService { server, service in
             let slow = Task.detached { try await service.send(HTTPRequest(url: server.url("/delay/30000"))) }
