@@ -144,7 +144,17 @@ def targets(medians, counts, probe, per_request=None, idle=None):
     for n in (64, 1):
         at_least(f"loop executor, {n} in flight: ≥ 0.95× C", ratio((LOOP, n, "http"), (C, n, "http")), 0.95)
         at_least(f"courier load, {n} in flight: ≥ 0.95× C", ratio((LOAD, n, "http"), (C, n, "http")), 0.95)
+    # Many requests at once without workers (issue 53): sendAll and a child task per request.
+    for n in (64, 1):
+        at_least(f"sendAll, {n} in flight: ≥ 0.95× C", ratio((SENDALL, n, "http"), (C, n, "http")), 0.95)
+        at_least(f"a child task per request, {n} in flight: ≥ 0.8× C", ratio((CHILD, n, "http"), (C, n, "http")), 0.8)
     if per_request:
+        for label, name in ((SENDALL, "sendAll"), (CHILD, "a child task per request")):
+            for n, limit in ((1, 1.5), (64, 0.05)):
+                if (label, n) in per_request:
+                    switches, _ = per_request[(label, n)]
+                    rows.append((f"context switches per request, {name}, {n} in flight: ≤ {limit}",
+                                 f"{switches:.2f} (C {per_request[(C, n)][0]:.2f})", switches <= limit))
         for n, switch_limit, call_limit in ((1, 1.5, 7), (64, 0.05, 4.5)):
             switches, _ = per_request[(DEFAULT, n)]
             rows.append((f"context switches per request, plain path, {n} in flight: ≤ {switch_limit}",
