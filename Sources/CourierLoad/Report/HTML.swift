@@ -1,3 +1,5 @@
+import Courier
+
 /// Text made safe for HTML.
 enum HTML {
     /// A whole page: no script, nothing loaded from anywhere, light or dark as the reader's system is.
@@ -20,19 +22,5 @@ enum HTML {
             """
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 }
