@@ -35,16 +35,16 @@ final class ResultWindow<Output: Sendable>: Sendable {
                         while !Task.isCancelled, let index = cursor.claim() {
                             let result = await job(index)
                             inbox.deliver((index, result))
-                            if failFast, case .failure = result { return true }
+                            if failFast, case .failure = result {
+                                cursor.close() // before a sibling claims another
+                                return true
+                            }
                         }
                         return false
                     }
                 }
                 while let failed = await group.next() {
-                    if failed {
-                        cursor.close()
-                        group.cancelAll()
-                    }
+                    if failed { group.cancelAll() }
                 }
             }
         }
@@ -66,7 +66,7 @@ final class ResultWindow<Output: Sendable>: Sendable {
     nonisolated(nonsending) func forEach(_ body: (Element) throws -> Void) async rethrows {
         var taken: [Element] = []
         while true {
-            taken = await withTaskCancellationHandler { [taken] in await inbox.take(taken) } onCancel: { self.cancel() }
+            taken = await inbox.take(taken) { self.cancel() }
             if taken.isEmpty { return }
             for element in taken { try body(element) }
         }
@@ -98,7 +98,7 @@ final class ResultWindow<Output: Sendable>: Sendable {
 /// that arrived since it last looked in one lock and at most one wake-up. The two arrays trade
 /// places, so after the first few results neither allocates.
 final class ResultInbox<Element: Sendable>: Sendable {
-    private struct State {
+    fileprivate struct State {
         var ready: [Element] = []
         /// The consumer's emptied array, left while it waits: `ready`'s next storage.
         var spare: [Element] = []
@@ -117,9 +117,7 @@ final class ResultInbox<Element: Sendable>: Sendable {
             state.ready.append(element)
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
-            var elements = state.spare
-            swap(&elements, &state.ready)
-            return (waiter, elements)
+            return (waiter, state.takeReady())
         }
         guard let (waiter, elements) = wake else { return }
         if let loop, loop.isCurrent {
@@ -134,29 +132,47 @@ final class ResultInbox<Element: Sendable>: Sendable {
             state.finished = true
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
-            var elements = state.spare
-            swap(&elements, &state.ready)
-            return (waiter, elements)
+            return (waiter, state.takeReady())
         }
         if let (waiter, elements) = wake { waiter.resume(returning: elements) }
     }
 
     /// Everything delivered and not yet taken, waiting for at least one; empty once finished.
-    /// `spent` is the consumer's last array, emptied: its storage is used again.
-    nonisolated(nonsending) func take(_ spent: consuming [Element]) async -> [Element] {
+    /// `spent` is the consumer's last array: its storage holds the next results. `onCancel`
+    /// runs if the waiting task is cancelled.
+    nonisolated(nonsending) func take(_ spent: consuming [Element], onCancel: @Sendable () -> Void) async -> [Element] {
         var spent = spent
         spent.removeAll(keepingCapacity: true)
-        return await withUnsafeContinuation { continuation in
-            let now: [Element]? = state.withLock { state in
-                if !state.ready.isEmpty || state.finished {
-                    swap(&spent, &state.ready)
-                    return spent
-                }
-                state.spare = spent
-                state.waiter = continuation
+        let ready: [Element]? = state.withLock { state in
+            if state.ready.isEmpty && !state.finished {
+                swap(&state.spare, &spent)
                 return nil
             }
-            if let now { continuation.resume(returning: now) }
+            swap(&state.ready, &spent)
+            return spent
         }
+        if let ready { return ready }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                let now: [Element]? = state.withLock { state in
+                    guard state.ready.isEmpty && !state.finished else { return state.takeReady() }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            onCancel()
+        }
+    }
+}
+
+extension ResultInbox.State {
+    /// The results so far, moved out; the spare array's storage takes their place.
+    mutating func takeReady() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &spare)
+        swap(&taken, &ready)
+        return taken
     }
 }
