@@ -56,6 +56,8 @@ struct Load: AsyncParsableCommand {
 
     func run() async throws {
         guard let target = URL(string: url) else { throw ValidationError("bad --url") }
+        // Milliseconds of it become an Int deadline: bounded, so a huge or NaN value cannot trap.
+        guard duration.isFinite, duration > 0, duration <= 86_400 else { throw ValidationError("--duration: 0 to 86,400 seconds") }
         switch client {
         case "courier": try await runCourier(target)
         case "ahc":
