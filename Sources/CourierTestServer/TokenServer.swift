@@ -44,6 +44,8 @@ public final class TokenServer: Sendable {
     }
 
     private let state = LockedValue(State())
+    /// The consent page and the device flow, whose grants this endpoint redeems.
+    public let signIn = SignInFake()
 
     public init() {}
 
@@ -76,6 +78,15 @@ public final class TokenServer: Sendable {
         state.withLock { state in
             _ = state.clients[id, default: Client(secret: secret, refreshTokens: [])].refreshTokens.insert(refreshToken)
         }
+    }
+
+    func isRegistered(clientID: String) -> Bool {
+        state.withLock { $0.clients[clientID] != nil }
+    }
+
+    /// Whether `id` is registered with this secret (clients registered without one send none).
+    func isClient(_ id: String, secret: String?) -> Bool {
+        state.withLock { state in state.clients[id].map { $0.secret == (secret ?? "") } ?? false }
     }
 
     /// Registers a service account by email and public key (PEM, SubjectPublicKeyInfo).
@@ -181,6 +192,7 @@ public final class TokenServer: Sendable {
 
     func add(to router: Router<BasicRequestContext>, baseURL: @escaping @Sendable () -> String, notes: NotesAPI) {
         router.post("/token") { request, _ in try await self.token(request, audience: baseURL() + "/token") }
+        signIn.add(to: router, tokens: self)
         let protected = router.group("/protected").add(middleware: BearerTokenMiddleware(tokens: self))
         notes.add(to: protected)
     }
@@ -195,6 +207,10 @@ public final class TokenServer: Sendable {
             return refreshGrant(form)
         case "urn:ietf:params:oauth:grant-type:jwt-bearer":
             return jwtGrant(form, audience: audience)
+        case "authorization_code":
+            return signIn.codeGrant(form, tokens: self)
+        case "urn:ietf:params:oauth:grant-type:device_code":
+            return signIn.deviceGrant(form, tokens: self)
         default:
             return Self.oauthError("unsupported_grant_type", "grant_type is not supported")
         }
@@ -255,7 +271,7 @@ public final class TokenServer: Sendable {
         return issue(scope: scope, refreshToken: nil)
     }
 
-    private func issue(scope: String?, refreshToken: String?) -> Response {
+    func issue(scope: String?, refreshToken: String?) -> Response {
         let (token, lifetime) = mint(scope: scope)
         var body: [String: Any] = ["access_token": token, "token_type": "Bearer", "expires_in": Int(lifetime.rounded(.up))]
         if let scope { body["scope"] = scope }

@@ -11,6 +11,7 @@ public struct AuthError: CodedError, Hashable {
     enum Code: String, Sendable {
         case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
         case noCredentials, unsupportedCredentials, permissionDenied, metadataServer
+        case accessDenied, stateMismatch, signInTimedOut, authorizationRefused
     }
 
     let code: Code
@@ -57,6 +58,18 @@ public struct AuthError: CodedError, Hashable {
     /// The metadata server answered with something that is not a token (or not as the metadata
     /// server: without `Metadata-Flavor: Google`).
     public static let metadataServer = AuthError(.metadataServer, message: "")
+
+    /// The person declined the consent page (`access_denied`), in the browser or on the device flow's page.
+    public static let accessDenied = AuthError(.accessDenied, message: "")
+    /// A redirect reached the sign-in's loopback listener with a `state` it did not send: not
+    /// this sign-in's answer (a stale tab, or a forged request). Nothing was exchanged.
+    public static let stateMismatch = AuthError(.stateMismatch, message: "")
+    /// Nobody completed the sign-in in time: the browser's redirect did not come, or the
+    /// device code expired (`expired_token`).
+    public static let signInTimedOut = AuthError(.signInTimedOut, message: "")
+    /// The authorization server refused the sign-in for another reason (`invalid_scope`,
+    /// `invalid_request` …, in ``oauthError``).
+    public static let authorizationRefused = AuthError(.authorizationRefused, message: "")
 
     /// Whether trying again later may succeed.
     public var isTransient: Bool {

@@ -119,6 +119,7 @@ public struct APIError: CourierError {
 enum HTTPStatus {
     static func reason(_ status: Int) -> String {
         switch status {
+        case 200: "OK"
         case 304: "Not Modified"
         case 400: "Bad Request"
         case 401: "Unauthorized"
@@ -127,6 +128,7 @@ enum HTTPStatus {
         case 409: "Conflict"
         case 412: "Precondition Failed"
         case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"

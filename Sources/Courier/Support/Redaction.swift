@@ -14,6 +14,8 @@ public enum Redaction {
         // OAuth 2, Google's token exchange and service-account keys
         "access_token", "refresh_token", "id_token", "client_secret", "code", "assertion", "signed_jwt",
         "subject_token", "actor_token", "private_key", "private_key_id", "token", "password",
+        // sign-in: PKCE's verifier (the code is above), the device flow's code
+        "code_verifier", "device_code",
         // API keys and signed URLs
         "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature", "signed_blob",
         // sessions and credentials in headers
