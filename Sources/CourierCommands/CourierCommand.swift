@@ -5,9 +5,9 @@ import Courier
 public struct CourierCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "courier",
-        abstract: "Courier's command line: load-test HTTP APIs, run the test server, generate typed clients.",
+        abstract: "Courier's command line: load-test HTTP APIs, run the test server, generate typed clients, sign URLs, sign in.",
         version: CourierVersion.version,
-        subcommands: [LoadCommand.self, ServeCommand.self, GenerateCommand.self, SignURLCommand.self]
+        subcommands: [LoadCommand.self, ServeCommand.self, GenerateCommand.self, SignURLCommand.self, AuthCommand.self]
     )
 
     public init() {}

@@ -32,6 +32,21 @@ public enum ApplicationDefaultCredentials {
         return directory.map { URL(fileURLWithPath: $0).appendingPathComponent("application_default_credentials.json") }
     }
 
+    /// Writes `credentials` where Application Default Credentials finds them (gcloud's
+    /// `application_default_credentials.json`, 0600), as `gcloud auth application-default login`
+    /// does: every later run of any program that uses ADC signs in as that person.
+    ///
+    /// - Returns: The file written.
+    @discardableResult
+    public static func save(_ credentials: UserCredentials, quotaProjectID: String? = nil,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) -> URL {
+        guard let file = gcloudFile(environment: environment) else {
+            throw AuthError(.invalidCredentials, message: "neither CLOUDSDK_CONFIG nor HOME is set: nowhere to save the credentials")
+        }
+        try PrivateFile.write(credentials.authorizedUserFile(quotaProjectID: quotaProjectID), to: file.path)
+        return file
+    }
+
     /// An authorizer for the environment's credentials.
     ///
     /// Files are read and checked now. With no file, the result is a

@@ -53,22 +53,7 @@ public struct FileTokenStore: TokenStore {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(credentials)
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        // Created 0600 from the first byte, then renamed over the old file: never readable by others.
-        let temporary = "\(path).\(getpid()).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw AuthError(.invalidCredentials, message: "cannot write \(temporary)") }
-        fchmod(descriptor, 0o600)
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        fsync(descriptor)
-        close(descriptor)
-        guard written == data.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw AuthError(.invalidCredentials, message: "cannot write the token store at \(path)")
-        }
+        try PrivateFile.write(try encoder.encode(credentials), to: path)
     }
 
     public func clear() async throws {

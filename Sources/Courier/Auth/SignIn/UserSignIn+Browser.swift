@@ -62,19 +62,43 @@ extension UserSignIn {
         return url
     }
 
-    /// Opens `url` in the desktop's browser (`xdg-open`) when there is a display, and always
-    /// prints it on standard error, for a person on another screen to copy.
+    /// Shows `url` to the person: always printed on standard error (for a person on another
+    /// screen to copy), and opened with the command in `BROWSER` when set (`%s` stands for the
+    /// URL, else it comes last; the convention Python's `webbrowser` and `xdg-open` follow), else
+    /// with `xdg-open` when there is a display.
     @Sendable public static func openInSystemBrowser(_ url: URL) async throws {
         FileHandle.standardError.write(Data("Sign in with your browser: \(url.absoluteString)\n".utf8))
         let environment = ProcessInfo.processInfo.environment
-        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
+        var command: [String]
+        if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init), !browser.isEmpty {
+            command = browser.split(whereSeparator: \.isWhitespace).map(String.init)
+            if let index = command.firstIndex(where: { $0.contains("%s") }) {
+                command[index] = command[index].replacingOccurrences(of: "%s", with: url.absoluteString)
+            } else {
+                command.append(url.absoluteString)
+            }
+        } else if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil {
+            command = ["xdg-open", url.absoluteString]
+        } else {
+            return
+        }
+        spawnDetached(command)
+    }
+
+    /// Starts `command` and reaps it on a thread of its own: a terminal browser may run for minutes.
+    private static func spawnDetached(_ command: [String]) {
+        guard let program = command.first else { return }
         var pid: pid_t = 0
-        let arguments = ["xdg-open", url.absoluteString]
-        var argv = arguments.map { strdup($0) } + [nil]
+        var argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        if posix_spawnp(&pid, "xdg-open", nil, nil, &argv, environ) == 0 {
+        guard posix_spawnp(&pid, program, nil, nil, &argv, environ) == 0 else {
+            FileHandle.standardError.write(Data("(could not start \(program); open the URL yourself)\n".utf8))
+            return
+        }
+        let child = pid
+        Thread.detachNewThread {
             var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
+            _ = waitpid(child, &status, 0)
         }
     }
 }
