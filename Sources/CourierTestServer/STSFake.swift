@@ -57,6 +57,7 @@ public final class STSFake: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         router.post("/sts/v1/token") { request, _ in try await self.exchange(request) }
+        router.post("/sts/v1/oauthtoken") { request, _ in try await self.refresh(request) }
         router.get("/sts/subject-token") { request, _ in
             guard request.headers[HTTPField.Name("Metadata")!] == "true",
                   let token = self.state.withLock({ state -> String? in
@@ -66,6 +67,25 @@ public final class STSFake: Sendable {
             else { return TokenServer.oauthError("invalid_request", "Metadata: true is required") }
             return NotesAPI.json(["id_token": token]).hummingbirdResponse
         }
+    }
+
+    /// STS's refresh of a workforce user's token (`external_account_authorized_user`): the
+    /// refresh grant, with the client as HTTP Basic (never in the form).
+    private func refresh(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 64 << 10)
+        var form = TokenServer.parseForm(String(decoding: body.readableBytesView, as: UTF8.self))
+        guard form["client_id"] == nil, form["client_secret"] == nil, let header = request.headers[.authorization], header.hasPrefix("Basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
+              let colon = decoded.firstIndex(of: ":")
+        else { return TokenServer.oauthError("invalid_client", "client authentication must be HTTP Basic", status: .unauthorized) }
+        form["client_id"] = String(decoded[..<colon])
+        form["client_secret"] = String(decoded[decoded.index(after: colon)...])
+        state.withLock { state in
+            state.requests += 1
+            state.lastBasicAuth = form["client_id"]
+        }
+        return tokens.refreshGrant(form)
     }
 
     private func exchange(_ request: Request) async throws -> Response {

@@ -216,7 +216,7 @@ public final class TokenServer: Sendable {
         }
     }
 
-    private func refreshGrant(_ form: [String: String]) -> Response {
+    func refreshGrant(_ form: [String: String]) -> Response {
         guard let clientID = form["client_id"], let refreshToken = form["refresh_token"] else {
             return Self.oauthError("invalid_request", "client_id and refresh_token are required")
         }

@@ -37,7 +37,7 @@ import Testing
         #expect(print.status == 0, "\(print.error)")
         let token = String(decoding: print.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         server.notes.seed(count: 1)
-        let status = try await withService(configuration: .init()) { service async throws -> Int in
+        let status = try await withCheckedService(configuration: .init()) { service async throws -> Int in
             var request = HTTPRequest(method: .get, url: server.url("/protected/notes/v1/notes/note-0001"))
             request.headers["Authorization"] = "Bearer \(token)"
             return try await service.send(request).status
@@ -76,10 +76,13 @@ import Testing
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
             var withBrowser = environment
             withBrowser["BROWSER"] = script.path
-            let login = try await runProcess(Self.courier, ["auth", "login", "--client-secret", client.path, "--scopes", "notes.read"],
-                                             timeout: 120, environment: withBrowser)
-            if let pid = (try? String(contentsOf: home.appendingPathComponent("browser.pid"), encoding: .utf8)).flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
-                kill(pid, SIGTERM)
+            let login = try await Chromium.oneAtATime {
+                let login = try await runProcess(Self.courier, ["auth", "login", "--client-secret", client.path, "--scopes", "notes.read"],
+                                                 timeout: 120, environment: withBrowser)
+                if let pid = (try? String(contentsOf: home.appendingPathComponent("browser.pid"), encoding: .utf8)).flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+                    kill(pid, SIGTERM)
+                }
+                return login
             }
             #expect(login.status == 0, "\(login.error)")
             #expect(login.error.contains("Sign in with your browser: \(server.url("/o/oauth2/v2/auth"))?"), "\(login.error)")

@@ -11,7 +11,7 @@ public struct AuthError: CodedError, Hashable {
     enum Code: String, Sendable {
         case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
         case noCredentials, unsupportedCredentials, permissionDenied, metadataServer
-        case accessDenied, stateMismatch, signInTimedOut, authorizationRefused
+        case accessDenied, stateMismatch, signInTimedOut, authorizationRefused, subjectTokenSource
     }
 
     let code: Code
@@ -70,6 +70,10 @@ public struct AuthError: CodedError, Hashable {
     /// The authorization server refused the sign-in for another reason (`invalid_scope`,
     /// `invalid_request` …, in ``oauthError``).
     public static let authorizationRefused = AuthError(.authorizationRefused, message: "")
+
+    /// Workload identity federation's subject token could not be had: its executable failed,
+    /// timed out or reported an error; AWS's metadata or credentials were missing.
+    public static let subjectTokenSource = AuthError(.subjectTokenSource, message: "")
 
     /// Whether trying again later may succeed.
     public var isTransient: Bool {

@@ -209,6 +209,32 @@ import Testing
         }
     }
 
+    /// A workforce user's credentials (`gcloud auth application-default login` with a workforce
+    /// pool): refreshed at STS's oauthtoken endpoint, the client as HTTP Basic, no scope sent.
+    @Test func externalAccountAuthorizedUserRefreshesAtSTS() async throws {
+        try await withTestServer { server in
+            server.notes.seed(count: 1)
+            server.tokens.registerClient(id: "workforce-client", secret: "WORKFORCE-s3kr1t", refreshToken: "WF-REFRESH-s3kr1t")
+            let file = try write([
+                "type": "external_account_authorized_user",
+                "audience": "//iam.googleapis.com/locations/global/workforcePools/pool/providers/okta",
+                "refresh_token": "WF-REFRESH-s3kr1t", "token_url": server.url("/sts/v1/oauthtoken").absoluteString,
+                "token_info_url": server.url("/sts/v1/introspect").absoluteString,
+                "client_id": "workforce-client", "client_secret": "WORKFORCE-s3kr1t", "quota_project_id": "billed-project",
+            ])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let authorizer = try ApplicationDefaultCredentials.authorizer(scopes: ["notes.read"],
+                                                                          environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+            #expect(authorizer.quotaProjectID == "billed-project")
+            try await withAuthorized(server, authorizer) { service in
+                _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
+            }
+            #expect(server.sts.lastClientID == "workforce-client")
+            #expect(server.tokens.refreshCount == 1 && server.tokens.lastScope == nil)
+            #expect(!"\(authorizer)".contains("s3kr1t"))
+        }
+    }
+
     @Test func unsupportedSubjectTokenSourcesAreTypedErrors() throws {
         let file = try write(["type": "external_account", "audience": "//iam.googleapis.com/x",
                               "subject_token_type": "urn:ietf:params:aws:token-type:aws4_request",

@@ -160,9 +160,8 @@ enum SignInFixtures {
 @Suite struct LoopbackListenerTests {
     /// A GET to the listener, as a browser sends it; returns the status line.
     static func get(port: Int, _ target: String) async throws -> Int {
-        let service = try ServiceActor(configuration: .init())
-        defer { Task { await service.shutdown() } }
-        return try await service.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(port)\(target)")))).status
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)\(target)"))
+        return try await withCheckedService(configuration: .init()) { service in try await service.send(HTTPRequest(method: .get, url: url)).status }
     }
 
     @Test func idleConnectionsAndOtherPathsDoNotHoldUpTheRedirect() async throws {

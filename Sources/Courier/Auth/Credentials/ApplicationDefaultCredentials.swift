@@ -125,11 +125,11 @@ public enum ApplicationDefaultCredentials {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw AuthError(.invalidCredentials, message: "GOOGLE_APPLICATION_CREDENTIALS names \(path), which does not exist")
             }
-            return .file(try CredentialsFile(contentsOf: URL(fileURLWithPath: path)))
+            return .file(try CredentialsFile(contentsOf: URL(fileURLWithPath: path), environment: environment))
         }
         let gcloud = gcloudFile(environment: environment)
         if let gcloud, FileManager.default.fileExists(atPath: gcloud.path) {
-            return .file(try CredentialsFile(contentsOf: gcloud))
+            return .file(try CredentialsFile(contentsOf: gcloud, environment: environment))
         }
         let searched = "no application default credentials: GOOGLE_APPLICATION_CREDENTIALS is not set; "
             + (gcloud.map { "\($0.path) does not exist" } ?? "no gcloud config directory (neither CLOUDSDK_CONFIG nor HOME is set)")

@@ -5,22 +5,26 @@ enum CredentialsFile: Sendable {
     case serviceAccount(ServiceAccountKey)
     case authorizedUser(clientID: String, clientSecret: String?, refreshToken: String, tokenURL: URL?, quotaProjectID: String?)
     case externalAccount(ExternalAccountAuthorizer.Configuration)
+    /// A workforce identity federation user's refresh token (`gcloud auth application-default
+    /// login` with a workforce pool): refreshed at STS's `oauthtoken` endpoint, the client as HTTP Basic.
+    case externalAccountAuthorizedUser(clientID: String?, clientSecret: String?, refreshToken: String, tokenURL: URL, quotaProjectID: String?)
     /// `gcloud auth application-default login --impersonate-service-account`.
     indirect case impersonated(source: CredentialsFile, target: String, iamEndpoint: URL, delegates: [String], quotaProjectID: String?)
 
-    init(contentsOf file: URL) throws(AuthError) {
+    init(contentsOf file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw AuthError(.invalidCredentials, message: "cannot read \(file.path)")
         }
         guard let object = (try? JSONValue(parsing: data))?.objectValue else {
             throw AuthError(.invalidCredentials, message: "\(file.path) is not a JSON object")
         }
-        do { try self.init(object: object) } catch {
+        do { try self.init(object: object, environment: environment) } catch {
             throw AuthError(error.code, message: "\(file.path): \(error.message)")
         }
     }
 
-    init(object: JSONObject) throws(AuthError) {
+    /// - Parameter environment: What executable-sourced credentials check (`GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES`).
+    init(object: JSONObject, environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) {
         switch object["type"]?.stringValue {
         case "service_account":
             self = .serviceAccount(try ServiceAccountKey(object: object))
@@ -32,7 +36,16 @@ enum CredentialsFile: Sendable {
                                    tokenURL: object["token_uri"]?.stringValue.flatMap(URL.init(string:)),
                                    quotaProjectID: object["quota_project_id"]?.stringValue)
         case "external_account":
-            self = .externalAccount(try ExternalAccountAuthorizer.Configuration(object: object))
+            self = .externalAccount(try ExternalAccountAuthorizer.Configuration(object: object, environment: environment))
+        case "external_account_authorized_user":
+            guard let refreshToken = object["refresh_token"]?.stringValue, let text = object["token_url"]?.stringValue,
+                  let tokenURL = URL(string: text), tokenURL.host != nil
+            else {
+                throw AuthError(.invalidCredentials, message: "external_account_authorized_user lacks refresh_token or token_url")
+            }
+            self = .externalAccountAuthorizedUser(clientID: object["client_id"]?.stringValue, clientSecret: object["client_secret"]?.stringValue,
+                                                  refreshToken: refreshToken, tokenURL: tokenURL,
+                                                  quotaProjectID: object["quota_project_id"]?.stringValue)
         case "impersonated_service_account":
             guard let url = object["service_account_impersonation_url"]?.stringValue,
                   let source = object["source_credentials"]?.objectValue
@@ -41,7 +54,7 @@ enum CredentialsFile: Sendable {
             }
             let (iam, account) = try IAMCredentials.parse(impersonationURL: url)
             let delegates = object["delegates"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            self = .impersonated(source: try CredentialsFile(object: source), target: account, iamEndpoint: iam.endpoint,
+            self = .impersonated(source: try CredentialsFile(object: source, environment: environment), target: account, iamEndpoint: iam.endpoint,
                                  delegates: delegates, quotaProjectID: object["quota_project_id"]?.stringValue)
         case let other:
             throw AuthError(.unsupportedCredentials, message: "credentials of type \(other ?? "none") are not supported")
@@ -61,6 +74,12 @@ enum CredentialsFile: Sendable {
         case .externalAccount(let configuration):
             return try ExternalAccountAuthorizer(configuration: configuration, scopes: scopes, quotaProjectID: quotaProjectID,
                                                  refresh: refresh)
+        case .externalAccountAuthorizedUser(let clientID, let clientSecret, let refreshToken, let tokenURL, let fileQuota):
+            // STS refreshes without scopes: the token keeps those of the sign-in.
+            return try OAuth2RefreshTokenAuthorizer(
+                clientID: clientID ?? "", clientSecret: clientSecret, refreshToken: refreshToken, scopes: [], tokenURL: tokenURL,
+                clientAuthentication: clientID == nil ? .none : .basic, source: "external_account_authorized_user",
+                quotaProjectID: quotaProjectID ?? fileQuota, refresh: refresh, store: nil, now: Date.init)
         case .impersonated(let source, let target, let endpoint, let delegates, let fileQuota):
             // The source only calls IAM: cloud-platform is the scope that call needs.
             let sourceAuthorizer = try source.authorizer(scopes: [GoogleScopes.cloudPlatform], quotaProjectID: nil, refresh: refresh)
@@ -88,7 +107,7 @@ enum CredentialsFile: Sendable {
             let federated = try ExternalAccountAuthorizer(configuration: direct, scopes: [GoogleScopes.cloudPlatform], refresh: refresh)
             return try IDTokenAuthorizer(audience: audience, source: .impersonation(
                 source: federated, targetPrincipal: account, iamEndpoint: iam.endpoint), refresh: refresh)
-        case .authorizedUser:
+        case .authorizedUser, .externalAccountAuthorizedUser:
             throw AuthError(.unsupportedCredentials, message: "user credentials (authorized_user) cannot make ID tokens for an audience; impersonate a service account")
         }
     }

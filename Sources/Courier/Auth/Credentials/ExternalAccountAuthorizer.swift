@@ -13,8 +13,8 @@ import Foundation
 ///     scopes: ["https://www.googleapis.com/auth/cloud-platform"])
 /// ```
 ///
-/// File- and URL-sourced subject tokens are supported; AWS and executable sources are refused
-/// with ``AuthError/unsupportedCredentials``.
+/// The subject token comes from a file, a URL, an executable (``SubjectTokenSource/executable(_:)``)
+/// or AWS (a signed `GetCallerIdentity` request, ``SubjectTokenSource/aws(_:)``).
 public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConvertible {
     /// The parsed `external_account` file.
     public struct Configuration: Sendable {
@@ -35,14 +35,16 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
         public var workforcePoolUserProject: String?
         public var quotaProjectID: String?
 
-        public init(json data: Data) throws {
+        /// - Parameter environment: Executable sources run only when it sets
+        ///   `GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1`.
+        public init(json data: Data, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
             guard let object = (try? JSONValue(parsing: data))?.objectValue else {
                 throw AuthError(.invalidCredentials, message: "the external_account file is not a JSON object")
             }
-            try self.init(object: object)
+            try self.init(object: object, environment: environment)
         }
 
-        init(object: JSONObject) throws(AuthError) {
+        init(object: JSONObject, environment: [String: String]) throws(AuthError) {
             guard object["type"]?.stringValue == "external_account" else {
                 throw AuthError(.invalidCredentials, message: "the credentials are not of type external_account")
             }
@@ -59,7 +61,7 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
             }
             try CredentialRequest.requireSecure(tokenURL, what: "STS endpoint")
             self.tokenURL = tokenURL
-            subjectToken = try SubjectTokenSource(credentialSource: source)
+            subjectToken = try SubjectTokenSource(credentialSource: source, environment: environment)
             serviceAccountImpersonationURL = object["service_account_impersonation_url"]?.stringValue
             if let url = serviceAccountImpersonationURL { _ = try IAMCredentials.parse(impersonationURL: url) }
             let seconds = object["service_account_impersonation"]?.objectValue?["token_lifetime_seconds"]?.doubleValue ?? 3600
@@ -113,7 +115,7 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
     /// The STS token exchange (RFC 8693) of the current subject token.
     private static func exchange(_ configuration: Configuration, scopes: [String], sts: TokenEndpoint,
                                  through service: ServiceActor?, now: Date) async throws -> AccessToken {
-        let subjectToken = try await configuration.subjectToken.read(through: service)
+        let subjectToken = try await configuration.subjectToken.read(through: service, for: configuration)
         var form = [
             ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("audience", configuration.audience),
             ("requested_token_type", "urn:ietf:params:oauth:token-type:access_token"),

@@ -34,15 +34,27 @@ public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringCo
     ///   - now: The clock for token expiry (a fixed one in tests).
     ///
     /// Token requests go through the service whose request needs the token (see ``Authorizer``).
-    public init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String] = [],
-                tokenURL: URL = googleTokenURL, quotaProjectID: String? = nil, refresh: TokenRefresh = .default,
-                store: (any TokenStore)? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public convenience init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String] = [],
+                            tokenURL: URL = googleTokenURL, quotaProjectID: String? = nil, refresh: TokenRefresh = .default,
+                            store: (any TokenStore)? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
+        try self.init(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken, scopes: scopes, tokenURL: tokenURL,
+                      clientAuthentication: .form, source: "authorized_user", quotaProjectID: quotaProjectID, refresh: refresh,
+                      store: store, now: now)
+    }
+
+    /// - Parameters:
+    ///   - clientAuthentication: How the client's ID and secret travel: in the form (Google's
+    ///     OAuth endpoint) or as HTTP Basic (STS's `oauthtoken`, for `external_account_authorized_user`).
+    ///   - source: The credentials' kind, in metrics and events.
+    init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String], tokenURL: URL,
+         clientAuthentication: ClientAuthentication, source: String, quotaProjectID: String?, refresh: TokenRefresh,
+         store: (any TokenStore)?, now: @escaping @Sendable () -> Date) throws {
         self.quotaProjectID = quotaProjectID
         let endpoint = try TokenEndpoint(url: tokenURL)
         let state = RefreshState(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken,
-                                 scopes: scopes, endpoint: endpoint, store: store)
+                                 scopes: scopes, endpoint: endpoint, clientAuthentication: clientAuthentication, store: store)
         self.state = state
-        cache = TokenCache(source: "authorized_user", refresh: refresh, now: now) { service in
+        cache = TokenCache(source: source, refresh: refresh, now: now) { service in
             try await state.refresh(through: service, now: now)
         }
     }
@@ -58,6 +70,13 @@ public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringCo
     public var description: String { "OAuth2RefreshTokenAuthorizer(\(state.clientID))" }
 }
 
+/// Where a refresh grant carries the client's credentials (RFC 6749 §2.3.1 allows both).
+enum ClientAuthentication: Sendable {
+    case form, basic
+    /// No client credentials (an `external_account_authorized_user` file without a client).
+    case none
+}
+
 /// The mutable part of a refresh-token authorizer: the refresh token may rotate.
 actor RefreshState {
     let clientID: String
@@ -65,11 +84,13 @@ actor RefreshState {
     private var refreshToken: String
     private let scopes: [String]
     private let endpoint: TokenEndpoint
+    private let clientAuthentication: ClientAuthentication
     private let store: (any TokenStore)?
     private var loaded = false
 
     init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String], endpoint: TokenEndpoint,
-         store: (any TokenStore)?) {
+         clientAuthentication: ClientAuthentication, store: (any TokenStore)?) {
+        self.clientAuthentication = clientAuthentication
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.refreshToken = refreshToken
@@ -90,10 +111,19 @@ actor RefreshState {
     }
 
     func refresh(through service: ServiceActor?, now: @Sendable () -> Date) async throws -> AccessToken {
-        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)]
-        if let clientSecret { form.append(("client_secret", clientSecret)) }
+        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+        var headers: [String: String] = [:]
+        switch clientAuthentication {
+        case .form:
+            form.append(("client_id", clientID))
+            if let clientSecret { form.append(("client_secret", clientSecret)) }
+        case .basic:
+            headers["Authorization"] = "Basic " + Data("\(clientID):\(clientSecret ?? "")".utf8).base64EncodedString()
+        case .none:
+            break
+        }
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
-        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes, through: service, now: now())
+        let (token, body) = try await endpoint.requestToken(form: form, scopes: scopes, headers: headers, through: service, now: now())
         if let rotated = body["refresh_token"]?.stringValue, !rotated.isEmpty { refreshToken = rotated }
         try await store?.save(StoredCredentials(accessToken: token.value, expiresAt: token.expiresAt,
                                                 refreshToken: refreshToken, scopes: token.scopes))

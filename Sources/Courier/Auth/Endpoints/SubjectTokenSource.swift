@@ -13,8 +13,14 @@ public enum SubjectTokenSource: Sendable, Hashable {
 
     case file(path: String, format: Format)
     case url(URL, headers: [String: String], format: Format)
+    /// A program that prints the token (`credential_source.executable`).
+    case executable(ExecutableSubjectToken)
 
-    init(credentialSource source: JSONObject) throws(AuthError) {
+    init(credentialSource source: JSONObject, environment: [String: String]) throws(AuthError) {
+        if let executable = source["executable"]?.objectValue {
+            self = .executable(try ExecutableSubjectToken(executable, environment: environment))
+            return
+        }
         let format: Format
         switch source["format"]?.objectValue?["type"]?.stringValue ?? "text" {
         case "text": format = .text
@@ -34,18 +40,22 @@ public enum SubjectTokenSource: Sendable, Hashable {
             self = .url(url, headers: headers, format: format)
         } else if source["environment_id"]?.stringValue?.hasPrefix("aws") == true {
             throw AuthError(.unsupportedCredentials, message: "AWS subject tokens (environment_id aws1) are not supported yet; use a file or URL source")
-        } else if source["executable"] != nil {
-            throw AuthError(.unsupportedCredentials, message: "executable-sourced subject tokens are not supported; use a file or URL source")
         } else {
             throw AuthError(.invalidCredentials, message: "credential_source has neither file nor url")
         }
     }
 
     /// Reads the current subject token (URLs through `service`'s pipeline).
-    func read(through service: ServiceActor?) async throws(AuthError) -> String {
+    func read(through service: ServiceActor?, for configuration: ExternalAccountAuthorizer.Configuration) async throws(AuthError) -> String {
         let data: Data
         let format: Format
         switch self {
+        case .executable(let executable):
+            let impersonated = try configuration.serviceAccountImpersonationURL.map { url throws(AuthError) in
+                try IAMCredentials.parse(impersonationURL: url).account
+            }
+            return try await executable.read(audience: configuration.audience, tokenType: configuration.subjectTokenType,
+                                             impersonatedEmail: impersonated)
         case .file(let path, let fileFormat):
             guard let contents = FileManager.default.contents(atPath: path) else {
                 throw AuthError(.invalidCredentials, message: "cannot read the subject token file \(path)")
