@@ -1,12 +1,13 @@
 // The few libcrypto operations Courier needs, as non-variadic functions: RS256 signatures for
 // service-account JWTs (and their verification, for the test server), RSA key generation for
-// tests, SHA-256, and streaming MD5 for upload integrity.
+// tests, SHA-256, HMAC-SHA256 (AWS Signature Version 4), and streaming MD5 for upload integrity.
 #ifndef COURIER_COPENSSL_SHIM_H
 #define COURIER_COPENSSL_SHIM_H
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <stdlib.h>
@@ -93,6 +94,12 @@ static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **
 static inline int courier_sha256(const void *data, size_t length, unsigned char *digest) {
     unsigned int size = 32;
     return EVP_Digest(data, length, digest, &size, EVP_sha256(), NULL);
+}
+
+/// HMAC-SHA256 of a buffer under `key` into `mac` (32 bytes); 1 on success.
+static inline int courier_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char *mac) {
+    unsigned int size = 32;
+    return HMAC(EVP_sha256(), key, (int)key_length, (const unsigned char *)data, length, mac, &size) != NULL;
 }
 
 // MARK: - Streaming MD5

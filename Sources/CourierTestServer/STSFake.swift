@@ -26,6 +26,8 @@ public final class STSFake: Sendable {
 
     private let state = LockedValue(State())
     private let tokens: TokenServer
+    /// AWS's metadata service, and its check of the signed requests AWS subject tokens are.
+    public let aws = AWSFake()
 
     init(tokens: TokenServer) {
         self.tokens = tokens
@@ -58,6 +60,7 @@ public final class STSFake: Sendable {
     func add(to router: Router<BasicRequestContext>) {
         router.post("/sts/v1/token") { request, _ in try await self.exchange(request) }
         router.post("/sts/v1/oauthtoken") { request, _ in try await self.refresh(request) }
+        aws.add(to: router)
         router.get("/sts/subject-token") { request, _ in
             guard request.headers[HTTPField.Name("Metadata")!] == "true",
                   let token = self.state.withLock({ state -> String? in
@@ -97,15 +100,18 @@ public final class STSFake: Sendable {
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:token-exchange",
               form["requested_token_type"] == "urn:ietf:params:oauth:token-type:access_token",
               form["subject_token_type"]?.hasPrefix("urn:ietf:params:oauth:token-type:") == true
+                || form["subject_token_type"] == "urn:ietf:params:aws:token-type:aws4_request"
         else { return TokenServer.oauthError("invalid_request", "not a token exchange for an access token") }
         let basic = request.headers[.authorization].flatMap { header -> String? in
             guard header.hasPrefix("Basic "), let data = Data(base64Encoded: String(header.dropFirst(6))) else { return nil }
             return String(decoding: data, as: UTF8.self).split(separator: ":").first.map(String.init)
         }
         let accepted = state.withLock { state -> Bool in
-            guard form["audience"] == state.audience, let subject = form["subject_token"], state.subjectTokens.contains(subject) else {
-                return false
-            }
+            guard form["audience"] == state.audience, let subject = form["subject_token"] else { return false }
+            // An AWS subject token is a signed request, checked as AWS would; the others were issued here.
+            let valid = form["subject_token_type"] == "urn:ietf:params:aws:token-type:aws4_request"
+                ? aws.verify(subject, audience: state.audience) : state.subjectTokens.contains(subject)
+            guard valid else { return false }
             state.exchanges += 1
             state.lastScope = form["scope"]
             state.lastOptions = form["options"]

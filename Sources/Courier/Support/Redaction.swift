@@ -16,6 +16,8 @@ public enum Redaction {
         "subject_token", "actor_token", "private_key", "private_key_id", "token", "password",
         // sign-in: PKCE's verifier (the code is above), the device flow's code
         "code_verifier", "device_code",
+        // AWS keys as the metadata service and the environment name them; IMDSv2's session token
+        "secret_access_key", "aws_secret_access_key", "session_token", "x-amz-security-token", "x-aws-ec2-metadata-token",
         // API keys and signed URLs
         "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature", "signed_blob",
         // sessions and credentials in headers

@@ -238,7 +238,7 @@ import Testing
     @Test func unsupportedSubjectTokenSourcesAreTypedErrors() throws {
         let file = try write(["type": "external_account", "audience": "//iam.googleapis.com/x",
                               "subject_token_type": "urn:ietf:params:aws:token-type:aws4_request",
-                              "credential_source": ["environment_id": "aws1", "region_url": "http://169.254.169.254/latest"]])
+                              "credential_source": ["environment_id": "aws2", "region_url": "http://169.254.169.254/latest"]])
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: AuthError.unsupportedCredentials) {
             try ApplicationDefaultCredentials.authorizer(scopes: [], environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])

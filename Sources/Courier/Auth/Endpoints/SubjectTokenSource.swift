@@ -15,8 +15,14 @@ public enum SubjectTokenSource: Sendable, Hashable {
     case url(URL, headers: [String: String], format: Format)
     /// A program that prints the token (`credential_source.executable`).
     case executable(ExecutableSubjectToken)
+    /// AWS: a signed `GetCallerIdentity` request (`credential_source.environment_id: aws1`).
+    case aws(AWSSubjectToken)
 
     init(credentialSource source: JSONObject, environment: [String: String]) throws(AuthError) {
+        if source["environment_id"]?.stringValue?.hasPrefix("aws") == true {
+            self = .aws(try AWSSubjectToken(source, environment: environment))
+            return
+        }
         if let executable = source["executable"]?.objectValue {
             self = .executable(try ExecutableSubjectToken(executable, environment: environment))
             return
@@ -38,8 +44,6 @@ public enum SubjectTokenSource: Sendable, Hashable {
             var headers: [String: String] = [:]
             for (name, value) in source["headers"]?.objectValue ?? [:] { headers[name] = value.stringValue }
             self = .url(url, headers: headers, format: format)
-        } else if source["environment_id"]?.stringValue?.hasPrefix("aws") == true {
-            throw AuthError(.unsupportedCredentials, message: "AWS subject tokens (environment_id aws1) are not supported yet; use a file or URL source")
         } else {
             throw AuthError(.invalidCredentials, message: "credential_source has neither file nor url")
         }
@@ -50,6 +54,8 @@ public enum SubjectTokenSource: Sendable, Hashable {
         let data: Data
         let format: Format
         switch self {
+        case .aws(let aws):
+            return try await aws.read(audience: configuration.audience, through: service)
         case .executable(let executable):
             let impersonated = try configuration.serviceAccountImpersonationURL.map { url throws(AuthError) in
                 try IAMCredentials.parse(impersonationURL: url).account
