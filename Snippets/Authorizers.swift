@@ -1,4 +1,5 @@
-// Each authorizer against the embedded test server's OAuth 2 token endpoint and protected API.
+// Each authorizer against the embedded test server's OAuth 2 token endpoint and protected API,
+// and a person's sign-in.
 import Courier
 import CourierTestServer
 import CourierTesting
@@ -79,6 +80,26 @@ try? FileManager.default.removeItem(at: subjectFile)
 let idTokens = try ApplicationDefaultCredentials.idTokenAuthorizer(audience: "https://hello-abc123-uc.a.run.app", environment: cloud)
 let idToken = try await idTokens.currentToken()
 print("ID token expires", idToken.expiresAt.map { "\($0)" } ?? "never")
+
+// 9. Federation from AWS: the role's keys from the EC2 metadata service (IMDSv2), a SigV4-signed
+//    GetCallerIdentity request as the subject token.
+let awsFederation = try ExternalAccountAuthorizer.Configuration(json: JSONSerialization.data(withJSONObject: [
+    "type": "external_account", "audience": server.sts.audience, "subject_token_type": "urn:ietf:params:aws:token-type:aws4_request",
+    "token_url": server.url("/sts/v1/token").absoluteString,
+    "credential_source": ["environment_id": "aws1", "region_url": server.url("/aws/latest/meta-data/placement/availability-zone").absoluteString,
+                          "url": server.url("/aws/latest/meta-data/iam/security-credentials").absoluteString,
+                          "imdsv2_session_token_url": server.url("/aws/latest/api/token").absoluteString],
+]), environment: [:])
+try await call(with: try ExternalAccountAuthorizer(configuration: awsFederation, scopes: ["notes.read"]), "workload identity federation from AWS")
+
+// 10. A person signs in from a tool with no browser: the device flow (the fake approves at once;
+//     `signIn.withBrowser()` is the same with a loopback redirect, `courier auth login` both).
+server.tokens.signIn.deviceInterval = 1 // the fake asks for polls a second apart (Google: 5 s)
+let signIn = UserSignIn(client: OAuthClient(clientID: "demo-client", clientSecret: "demo-secret", tokenURL: tokenURL,
+                                            deviceAuthorizationURL: server.url("/device/code")),
+                        scopes: ["notes.read"])
+let user = try await signIn.withDeviceCode { prompt in print("sign-in:", prompt) }
+try await call(with: try user.authorizer(), "signed-in user")
 
 try? FileManager.default.removeItem(at: keyFile)
 await server.stop()

@@ -142,16 +142,31 @@ enum SignInFixtures {
         }
     }
 
-    @Test(arguments: [(SignInFake.Consent.deny, AuthError.accessDenied), (.wrongState, .stateMismatch), (.ignore, .signInTimedOut)])
+    @Test(arguments: [(SignInFake.Consent.deny, AuthError.accessDenied), (.wrongState, .stateMismatch)])
     func aSignInThatDoesNotCompleteEndsWithItsErrorAndNothingListening(consent: SignInFake.Consent, expected: AuthError) async throws {
         try await withTestServer { server in
             server.tokens.signIn.consent = consent
             let signIn = UserSignIn(client: SignInFixtures.client(server), scopes: ["notes.read"])
-            let (outcome, consentURL) = try await Self.signInInChromium(signIn, timeout: consent == .ignore ? .seconds(3) : .seconds(60))
+            let (outcome, consentURL) = try await Self.signInInChromium(signIn)
             #expect(throws: expected) { try outcome.get() }
-            if consent == .ignore { #expect(server.tokens.signIn.consentPageCount == 1) } // the browser did get there
+            #expect(server.tokens.signIn.consentPageCount == 1) // the browser did get there
             #expect(server.tokens.signIn.codeExchanges == 0 && server.tokens.signIn.refusedExchanges == 0)
             #expect(!SignInFixtures.isListening(port: try SignInFixtures.redirect(of: consentURL).port))
+        }
+    }
+
+    /// Nobody answers (a person who walked away): no browser is needed to wait for nothing.
+    @Test func aSignInNobodyAnswersTimesOutWithNothingListening() async throws {
+        try await withTestServer { server in
+            let signIn = UserSignIn(client: SignInFixtures.client(server), scopes: ["notes.read"])
+            let port = LockedValue(0)
+            await #expect(throws: AuthError.signInTimedOut) {
+                _ = try await signIn.withBrowser(timeout: .seconds(1)) { consent in
+                    let found = try SignInFixtures.redirect(of: consent).port
+                    port.withLock { $0 = found }
+                }
+            }
+            #expect(port.withLock { $0 } != 0 && !SignInFixtures.isListening(port: port.withLock { $0 }))
         }
     }
 }

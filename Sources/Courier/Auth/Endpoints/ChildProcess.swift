@@ -43,6 +43,7 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addclose(&actions, pipe[0])
+        _ = fcntl(pipe[1], F_SETFD, FD_CLOEXEC) // dup2 into 1 and 2 clears it there
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -56,40 +57,45 @@ enum ChildProcess {
         guard spawned == 0 else {
             throw AuthError(.subjectTokenSource, message: "cannot run \(program): \(String(cString: strerror(spawned)))")
         }
+        // The read end is non-blocking, and the end is the program's exit, not end of file: a
+        // program spawned at the same moment by another thread of this process may hold a copy
+        // of the write end (Glibc's module offers no pipe2 to make it close-on-exec atomically).
+        _ = fcntl(pipe[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
         var output = Data()
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        var finished = false
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while !finished {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { break }
-            var descriptor = pollfd(fd: pipe[0], events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining, .seconds(1)).seconds * 1000) + 1
-            guard poll(&descriptor, 1, milliseconds) >= 0 || errno == EINTR else { break }
-            guard descriptor.revents != 0 else { continue }
-            let count = read(pipe[0], &chunk, chunk.count)
-            if count > 0 {
+        func drain() {
+            while true {
+                let count = read(pipe[0], &chunk, chunk.count)
+                guard count > 0 else { return }
                 // A credential answer is small: a runaway program cannot fill memory.
                 if output.count < 1 << 20 { output.append(contentsOf: chunk[..<count]) }
-            } else if count == 0 || errno != EINTR {
-                finished = true // end of output: the program closed it, usually by exiting
             }
         }
         var status: Int32 = 0
-        if !finished {
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, &status, 0)
-            return Outcome(status: nil, output: output)
-        }
-        // Output closed; the program may still run (it closed its descriptors): bounded by the same deadline.
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now >= deadline {
+        var hungUp = false
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped == -1 && errno != EINTR {
+                throw AuthError(.subjectTokenSource, message: "\(program) could not be waited for (errno \(errno))")
+            }
+            guard ContinuousClock.now < deadline else {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
                 return Outcome(status: nil, output: output)
             }
-            usleep(1000)
+            if hungUp {
+                usleep(20_000) // output closed, the program still running: only its exit is awaited
+            } else {
+                var descriptor = pollfd(fd: pipe[0], events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, 20) // wakes for output, else checks the exit every 20 ms
+                hungUp = descriptor.revents & Int16(POLLHUP) != 0 && descriptor.revents & Int16(POLLIN) == 0
+            }
+            drain()
         }
+        drain()
         let exited = status & 0x7f == 0
         return Outcome(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output: output)
     }
