@@ -3,13 +3,20 @@ import Foundation
 import FuzzDriver
 
 // Any input parses or throws JSONParsingError (within the depth and size limits); whatever
-// parses serializes and parses back to the same value.
+// parses serializes and parses back to the same value, and is read as a credentials file.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     guard let value = try? JSONValue(parsing: data, limits: JSONLimits(maxDepth: 64, maxBytes: 1 << 20)) else { return 0 }
     let again = try? JSONValue(parsing: value.serialized())
     precondition(again == value, "serialize/parse round trip changed the value")
+    // Files users hand the SDK as JSON: a workload identity federation configuration (every
+    // subject-token source, executables allowed) and an OAuth client's client_secret.json.
+    // Each is read or refused with a typed error; nothing may trap.
+    if value.objectValue != nil {
+        _ = try? ExternalAccountAuthorizer.Configuration(json: data, environment: ["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES": "1"])
+        _ = try? OAuthClient(json: data)
+    }
     return 0
 }
 

@@ -361,3 +361,41 @@ enum SignInFixtures {
         #expect(!joined.contains("s3kr1t"), "\(joined.prefix(2000))")
     }
 }
+
+/// What other parties hand the sign-in and federation parsers — any local process can send
+/// bytes to the loopback listener; servers and programs answer as they like — never traps.
+@Suite struct HostileSignInInputTests {
+    struct Bytes: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state
+        }
+    }
+
+    @Test func randomRequestsAndAnswersAreHandledOrRefused() throws {
+        var random = Bytes(state: 42)
+        let pieces = ["GET ", "/", "?", "code=", "state=s", "&", "error=", "%", "%ZZ", "\r\n", "\r\n\r\n", " HTTP/1.1", "\u{0}", "é", "=", "#", "//",
+                      "access_denied", "..", "\u{FFFD}"]
+        let redirect = LoopbackRedirect(redirectURI: "http://127.0.0.1:1/", state: "s")
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+            _ = LoopbackListener.parse(Array(text.utf8))
+            _ = redirect.answer(LoopbackRequest(method: "GET", target: text))
+        }
+        let values: [JSONValue] = [.null, .bool(true), .string(""), .string("x"), 1e308, -1e308, 0, -1, 4_294_967_296, .array([]), .object([:])]
+        let names = ["device_code", "user_code", "verification_url", "verification_uri", "expires_in", "interval", "version", "success",
+                     "token_type", "id_token", "saml_response", "expiration_time", "code", "message"]
+        for _ in 0..<5_000 {
+            var object = JSONObject()
+            for name in names where Bool.random(using: &random) { object[name] = values.randomElement(using: &random) }
+            if Bool.random(using: &random) { object["token_type"] = .string("urn:ietf:params:oauth:token-type:id_token") }
+            _ = try? DeviceAuthorization(object)
+            _ = try? ExecutableSubjectToken.token(in: object, now: Date())
+        }
+        // The extremes a hostile device endpoint may send are bounded, not trapped on.
+        let extreme = try DeviceAuthorization(["device_code": "d", "user_code": "u", "verification_url": "https://x/device",
+                                               "expires_in": 1e308, "interval": -1e308])
+        #expect(extreme.prompt.expiresIn == .seconds(86_400) && extreme.interval == .seconds(1))
+    }
+}

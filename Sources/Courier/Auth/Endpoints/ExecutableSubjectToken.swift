@@ -82,7 +82,8 @@ public struct ExecutableSubjectToken: Sendable, Hashable {
             throw AuthError(.subjectTokenSource, message: "the executable's response lacks success")
         }
         guard success else {
-            guard let code = response["code"]?.stringValue ?? response["code"]?.doubleValue.map({ String(Int64($0)) }),
+            // A code may be a string or a number: shown as written, never narrowed.
+            guard let code = response["code"]?.stringValue ?? response["code"].map({ String(decoding: $0.serialized(), as: UTF8.self) }),
                   let message = response["message"]?.stringValue
             else { throw AuthError(.subjectTokenSource, message: "the executable failed without code and message") }
             throw AuthError(.subjectTokenSource, message: "the executable failed: code \(code), \(message)", oauthError: code)

@@ -41,17 +41,24 @@ public struct OAuthClient: Sendable, CustomStringConvertible {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw AuthError(.invalidCredentials, message: "cannot read \(file.path)")
         }
+        do { try self.init(json: data) } catch {
+            throw AuthError(error.code, message: "\(file.path): \(error.message)")
+        }
+    }
+
+    /// Reads a `client_secret.json`'s contents (its `installed` or `web` member, or a flat object).
+    public init(json data: Data) throws(AuthError) {
         guard let object = (try? JSONValue(parsing: data))?.objectValue else {
-            throw AuthError(.invalidCredentials, message: "\(file.path) is not a JSON object")
+            throw AuthError(.invalidCredentials, message: "the client file is not a JSON object")
         }
         let client = object["installed"]?.objectValue ?? object["web"]?.objectValue ?? object
         guard let clientID = client["client_id"]?.stringValue, !clientID.isEmpty else {
-            throw AuthError(.invalidCredentials, message: "\(file.path) has no client_id (download it from the console's OAuth client page)")
+            throw AuthError(.invalidCredentials, message: "the client file has no client_id (download it from the console's OAuth client page)")
         }
         func url(_ name: String, _ fallback: URL) throws(AuthError) -> URL {
             guard let text = client[name]?.stringValue else { return fallback }
             guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-                throw AuthError(.invalidCredentials, message: "\(file.path): \(name) is not a URL")
+                throw AuthError(.invalidCredentials, message: "the client file's \(name) is not a URL")
             }
             return url
         }

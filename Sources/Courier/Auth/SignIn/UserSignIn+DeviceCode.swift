@@ -71,13 +71,21 @@ struct DeviceAuthorization: Sendable {
               let page = (body["verification_uri"] ?? body["verification_url"])?.stringValue, let url = URL(string: page)
         else { throw AuthError(.tokenEndpoint, message: "the device authorization response lacks device_code, user_code or verification_uri") }
         // Bounded before they become durations: a hostile answer cannot trap or stall polling for years.
-        let expiresIn = min(max(body["expires_in"]?.doubleValue ?? 1800, 1), 86_400)
-        let interval = min(max(body["interval"]?.doubleValue ?? 5, 1), 3600)
+        let expiresIn = Self.bounded(body["expires_in"]?.doubleValue, default: 1800, 1...86_400)
+        let interval = Self.bounded(body["interval"]?.doubleValue, default: 5, 1...3600)
         self.deviceCode = deviceCode
         self.interval = .milliseconds(Int64(interval * 1000))
         prompt = DeviceCodePrompt(verificationURL: url, userCode: userCode,
                                   verificationURLComplete: body["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
                                   expiresIn: .milliseconds(Int64(expiresIn * 1000)))
+    }
+}
+
+extension DeviceAuthorization {
+    /// `value` within `range`; `fallback` when absent or not a finite number.
+    static func bounded(_ value: Double?, default fallback: Double, _ range: ClosedRange<Double>) -> Double {
+        guard let value, value.isFinite else { return fallback }
+        return min(max(value, range.lowerBound), range.upperBound)
     }
 }
 
