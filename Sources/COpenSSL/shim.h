@@ -1,6 +1,7 @@
 // The few libcrypto operations Courier needs, as non-variadic functions: RS256 signatures for
 // service-account JWTs (and their verification, for the test server), RSA key generation for
-// tests, SHA-256, HMAC-SHA256 (AWS Signature Version 4), and streaming MD5 for upload integrity.
+// tests, ES256 for GDCH service accounts, SHA-256, HMAC-SHA256 (AWS Signature Version 4), and
+// streaming MD5 for upload integrity.
 #ifndef COURIER_COPENSSL_SHIM_H
 #define COURIER_COPENSSL_SHIM_H
 
@@ -8,6 +9,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <stdlib.h>
@@ -76,6 +79,105 @@ static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **
     BIO *private_bio = BIO_new(BIO_s_mem()), *public_bio = BIO_new(BIO_s_mem());
     int ok = private_bio && public_bio
         && PEM_write_bio_PrivateKey(private_bio, key, NULL, NULL, 0, NULL, NULL) == 1
+        && PEM_write_bio_PUBKEY(public_bio, key) == 1;
+    if (ok) {
+        char *data; long length;
+        length = BIO_get_mem_data(private_bio, &data);
+        *private_pem = strndup(data, (size_t)length);
+        length = BIO_get_mem_data(public_bio, &data);
+        *public_pem = strndup(data, (size_t)length);
+    }
+    BIO_free(private_bio);
+    BIO_free(public_bio);
+    EVP_PKEY_free(key);
+    return ok;
+}
+
+// MARK: - ES256 (ECDSA on P-256 with SHA-256), as JWS writes it: r and s, 32 bytes each
+
+/// Parses a PEM private key (SEC1 "EC PRIVATE KEY" or PKCS#8); NULL unless it is a P-256 key.
+static inline EVP_PKEY *courier_ec_private_key_from_pem(const char *pem, size_t length) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (!bio) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (key && (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC || EVP_PKEY_get_bits(key) != 256)) {
+        EVP_PKEY_free(key);
+        key = NULL;
+    }
+    ERR_clear_error();
+    return key;
+}
+
+/// Parses a PEM public key (SubjectPublicKeyInfo); NULL unless it is a P-256 key.
+static inline EVP_PKEY *courier_ec_public_key_from_pem(const char *pem, size_t length) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (!bio) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (key && (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC || EVP_PKEY_get_bits(key) != 256)) {
+        EVP_PKEY_free(key);
+        key = NULL;
+    }
+    ERR_clear_error();
+    return key;
+}
+
+/// Signs `data` with ES256 into `signature` (64 bytes: r then s, big-endian); 1 on success.
+static inline int courier_es256_sign(EVP_PKEY *key, const unsigned char *data, size_t length, unsigned char *signature) {
+    unsigned char der[80];
+    size_t der_length = sizeof(der);
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (!context) return 0;
+    int ok = EVP_DigestSignInit(context, NULL, EVP_sha256(), NULL, key) == 1
+        && EVP_DigestSign(context, der, &der_length, data, length) == 1;
+    EVP_MD_CTX_free(context);
+    if (ok) {
+        const unsigned char *cursor = der;
+        ECDSA_SIG *parsed = d2i_ECDSA_SIG(NULL, &cursor, (long)der_length);
+        ok = parsed != NULL;
+        if (parsed) {
+            const BIGNUM *r, *s;
+            ECDSA_SIG_get0(parsed, &r, &s);
+            ok = BN_bn2binpad(r, signature, 32) == 32 && BN_bn2binpad(s, signature + 32, 32) == 32;
+            ECDSA_SIG_free(parsed);
+        }
+    }
+    ERR_clear_error();
+    return ok;
+}
+
+/// 1 when `signature` (64 bytes: r then s) is the ES256 signature of `data` by `key`'s private half.
+static inline int courier_es256_verify(EVP_PKEY *key, const unsigned char *data, size_t length, const unsigned char *signature) {
+    ECDSA_SIG *parsed = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(signature, 32, NULL), *s = BN_bin2bn(signature + 32, 32, NULL);
+    if (!parsed || !r || !s || ECDSA_SIG_set0(parsed, r, s) != 1) {
+        ECDSA_SIG_free(parsed);
+        BN_free(r);
+        BN_free(s);
+        return 0;
+    }
+    unsigned char *der = NULL;
+    int der_length = i2d_ECDSA_SIG(parsed, &der);
+    ECDSA_SIG_free(parsed); // frees r and s, which it owns now
+    if (der_length <= 0) return 0;
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    int ok = context && EVP_DigestVerifyInit(context, NULL, EVP_sha256(), NULL, key) == 1
+        && EVP_DigestVerify(context, der, (size_t)der_length, data, length) == 1;
+    EVP_MD_CTX_free(context);
+    OPENSSL_free(der);
+    ERR_clear_error();
+    return ok;
+}
+
+/// A new P-256 key pair as PEM text (SEC1 "EC PRIVATE KEY", as GDCH's files hold it;
+/// SubjectPublicKeyInfo public); the caller frees both. For tests.
+static inline int courier_ec_generate_pem(char **private_pem, char **public_pem) {
+    EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    if (!key) return 0;
+    BIO *private_bio = BIO_new(BIO_s_mem()), *public_bio = BIO_new(BIO_s_mem());
+    int ok = private_bio && public_bio
+        && PEM_write_bio_PrivateKey_traditional(private_bio, key, NULL, NULL, 0, NULL, NULL) == 1
         && PEM_write_bio_PUBKEY(public_bio, key) == 1;
     if (ok) {
         char *data; long length;

@@ -46,6 +46,8 @@ public final class TokenServer: Sendable {
     private let state = LockedValue(State())
     /// The consent page and the device flow, whose grants this endpoint redeems.
     public let signIn = SignInFake()
+    /// Google Distributed Cloud Hosted's identity service (`/gdch/authenticate`).
+    public let gdch = GDCHFake()
 
     public init() {}
 
@@ -193,6 +195,7 @@ public final class TokenServer: Sendable {
     func add(to router: Router<BasicRequestContext>, baseURL: @escaping @Sendable () -> String, notes: NotesAPI) {
         router.post("/token") { request, _ in try await self.token(request, audience: baseURL() + "/token") }
         signIn.add(to: router, tokens: self)
+        gdch.add(to: router, tokens: self)
         let protected = router.group("/protected").add(middleware: BearerTokenMiddleware(tokens: self))
         notes.add(to: protected)
     }

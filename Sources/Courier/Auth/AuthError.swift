@@ -50,8 +50,8 @@ public struct AuthError: CodedError, Hashable {
     public static let cancelled = AuthError(.cancelled, message: "")
     /// Application Default Credentials found nothing; the message names every place looked at.
     public static let noCredentials = AuthError(.noCredentials, message: "")
-    /// A credentials file of a kind Courier does not implement (`gdch_service_account`, an AWS
-    /// environment other than `aws1`), or ID tokens asked of credentials that cannot make them.
+    /// A credentials file of a kind Courier does not implement (an AWS environment other than
+    /// `aws1`, a type it does not know), or ID tokens asked of credentials that cannot make them.
     public static let unsupportedCredentials = AuthError(.unsupportedCredentials, message: "")
     /// IAM refused: the caller may not impersonate the service account (a 403 from IAM Credentials).
     public static let permissionDenied = AuthError(.permissionDenied, message: "")

@@ -59,6 +59,13 @@ public struct HTTPRequest: Sendable {
         _modify { yield &unique.keepsContentEncoding }
     }
 
+    /// A CA bundle this request's server is verified against instead of the service's: a
+    /// credentials file that names its token server's CA (GDCH's `ca_cert_path`).
+    var trustedCAPath: String? {
+        get { storage.trustedCAPath }
+        _modify { yield &unique.trustedCAPath }
+    }
+
     /// The fields, shared by copies until one of them changes (copy on write). A request is
     /// copied at every step of the pipeline and kept in the frames of a request in flight; as
     /// one reference it costs each of them 8 bytes and one retain instead of 169 bytes and six
@@ -76,6 +83,7 @@ public struct HTTPRequest: Sendable {
         @exclusivity(unchecked) var progress: (@Sendable (TransferProgress) -> Void)?
         @exclusivity(unchecked) var idempotency: Idempotency = .automatic
         @exclusivity(unchecked) var keepsContentEncoding = false
+        @exclusivity(unchecked) var trustedCAPath: String?
 
         init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Body, timeouts: Timeouts) {
             self.method = method
@@ -90,6 +98,7 @@ public struct HTTPRequest: Sendable {
             copy.progress = progress
             copy.idempotency = idempotency
             copy.keepsContentEncoding = keepsContentEncoding
+            copy.trustedCAPath = trustedCAPath
             return copy
         }
     }

@@ -16,8 +16,10 @@ extension Transfer {
     /// Sets every option for this request: only the per-request ones when the handle still
     /// holds a plain GET's options of the same profile, all of them on a reset handle otherwise.
     func configure(_ handle: EasyHandle) throws(TransportError) {
-        // Only a plain GET (no body, no file, no custom method) leaves options worth keeping.
+        // Only a plain GET (no body, no file, no custom method, no CA of its own) leaves options
+        // worth keeping; the others' handles are reset when the pool takes them back.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
+            && request.trustedCAPath == nil
             ? ReuseProfile(timeouts: timeouts, isHTTPS: target.isHTTPS)
             : nil
         if let kept = handle.profile {
@@ -88,7 +90,9 @@ extension Transfer {
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try handle.set(CURLOPT_PIPEWAIT, true)
         }
-        try configureTLS(handle, settings.tls)
+        var tls = settings.tls
+        if let path = request.trustedCAPath { tls.caBundlePath = path }
+        try configureTLS(handle, tls)
     }
 
     private var isFileDownload: Bool { fileOutput != nil }

@@ -81,7 +81,9 @@ struct NginxTLS: Sendable {
     }
 }
 
-func withNginxTLS<T: Sendable>(_ body: (NginxTLS) async throws -> T) async throws -> T {
+/// - Parameter upstream: Where `/gdch/` is proxied (the test server), for credentials whose
+///   token endpoint is https with its own CA.
+func withNginxTLS<T: Sendable>(proxying upstream: URL? = nil, _ body: (NginxTLS) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tls-\(UUID())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     chmod(directory.path, 0o777) // nginx's worker may run as nobody
@@ -119,6 +121,7 @@ func withNginxTLS<T: Sendable>(_ body: (NginxTLS) async throws -> T) async throw
                 ssl_certificate \(path("server.pem"));
                 ssl_certificate_key \(path("server.key"));
                 location /ok { return 200 'ok'; }
+                \(upstream.map { "location /gdch/ { proxy_pass \($0.absoluteString.hasSuffix("/") ? String($0.absoluteString.dropLast()) : $0.absoluteString); }" } ?? "")
             }
         }
         """

@@ -60,10 +60,18 @@ public enum ApplicationDefaultCredentials {
     ///   subject-token source Courier does not implement.
     public static func authorizer(scopes: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
                                   quotaProjectID: String? = nil, refresh: TokenRefresh = .default) throws -> any TokenAuthorizer {
+        try authorizer(scopes: scopes, gdchAudience: nil, environment: environment, quotaProjectID: quotaProjectID, refresh: refresh)
+    }
+
+    /// ``authorizer(scopes:environment:quotaProjectID:refresh:)``, where a `gdch_service_account`
+    /// file (Google Distributed Cloud Hosted) makes tokens for `gdchAudience`, the audience its
+    /// tokens need (Python's `with_gdch_audience`); other credentials ignore it.
+    public static func authorizer(scopes: [String], gdchAudience: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                                  quotaProjectID: String? = nil, refresh: TokenRefresh = .default) throws -> any TokenAuthorizer {
         let quota = quotaProjectID ?? environment["GOOGLE_CLOUD_QUOTA_PROJECT"].flatMap { $0.isEmpty ? nil : $0 }
         switch try locate(environment: environment) {
         case .file(let file):
-            return try file.authorizer(scopes: scopes, quotaProjectID: quota, refresh: refresh)
+            return try file.authorizer(scopes: scopes, quotaProjectID: quota, refresh: refresh, gdchAudience: gdchAudience)
         case .metadataServer(let server, let searched):
             return MetadataServerAuthorizer(server: server, account: "default", scopes: scopes, detect: searched,
                                             refresh: refresh, now: Date.init)

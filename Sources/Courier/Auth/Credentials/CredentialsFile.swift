@@ -5,6 +5,8 @@ enum CredentialsFile: Sendable {
     case serviceAccount(ServiceAccountKey)
     case authorizedUser(clientID: String, clientSecret: String?, refreshToken: String, tokenURL: URL?, quotaProjectID: String?)
     case externalAccount(ExternalAccountAuthorizer.Configuration)
+    /// Google Distributed Cloud Hosted: a P-256 key, exchanged at the GDCH identity service.
+    case gdch(GDCHServiceAccountAuthorizer.Key)
     /// A workforce identity federation user's refresh token (`gcloud auth application-default
     /// login` with a workforce pool): refreshed at STS's `oauthtoken` endpoint, the client as HTTP Basic.
     case externalAccountAuthorizedUser(clientID: String?, clientSecret: String?, refreshToken: String, tokenURL: URL, quotaProjectID: String?)
@@ -37,6 +39,8 @@ enum CredentialsFile: Sendable {
                                    quotaProjectID: object["quota_project_id"]?.stringValue)
         case "external_account":
             self = .externalAccount(try ExternalAccountAuthorizer.Configuration(object: object, environment: environment))
+        case "gdch_service_account":
+            self = .gdch(try GDCHServiceAccountAuthorizer.Key(object: object))
         case "external_account_authorized_user":
             guard let refreshToken = object["refresh_token"]?.stringValue, let text = object["token_url"]?.stringValue,
                   let tokenURL = URL(string: text), tokenURL.host != nil
@@ -62,8 +66,14 @@ enum CredentialsFile: Sendable {
     }
 
     /// The authorizer these credentials make; `quotaProjectID` overrides the file's.
-    func authorizer(scopes: [String], quotaProjectID: String?, refresh: TokenRefresh) throws -> any TokenAuthorizer {
+    /// - Parameter gdchAudience: What `gdch_service_account` tokens are for (their only scope).
+    func authorizer(scopes: [String], quotaProjectID: String?, refresh: TokenRefresh, gdchAudience: String? = nil) throws -> any TokenAuthorizer {
         switch self {
+        case .gdch(let key):
+            guard let gdchAudience else {
+                throw AuthError(.invalidCredentials, message: "gdch_service_account credentials need an audience (gdchAudience)")
+            }
+            return try GDCHServiceAccountAuthorizer(key: key, audience: gdchAudience, refresh: refresh)
         case .serviceAccount(let key):
             return try ServiceAccountAuthorizer(key: key, scopes: scopes, quotaProjectID: quotaProjectID, refresh: refresh)
         case .authorizedUser(let clientID, let clientSecret, let refreshToken, let tokenURL, let fileQuota):
@@ -109,6 +119,8 @@ enum CredentialsFile: Sendable {
                 source: federated, targetPrincipal: account, iamEndpoint: iam.endpoint), refresh: refresh)
         case .authorizedUser, .externalAccountAuthorizedUser:
             throw AuthError(.unsupportedCredentials, message: "user credentials (authorized_user) cannot make ID tokens for an audience; impersonate a service account")
+        case .gdch:
+            throw AuthError(.unsupportedCredentials, message: "gdch_service_account credentials make access tokens for an audience, not ID tokens")
         }
     }
 

@@ -17,9 +17,11 @@ struct TokenEndpoint: Sendable {
 
     /// Posts `form` and returns the response's JSON object, or a typed error. Transient
     /// failures are retried by the service's policy; `invalid_grant` and other 4xx are final.
-    func post(form: [(String, String)], headers: [String: String] = [:], name: String = "oauth2.token",
+    /// - Parameter trustedCA: A CA bundle the endpoint's certificate is verified against instead of the service's.
+    func post(form: [(String, String)], headers: [String: String] = [:], name: String = "oauth2.token", trustedCA: String? = nil,
               through service: ServiceActor?) async throws(AuthError) -> JSONObject {
         var request = HTTPRequest(method: .post, url: url)
+        request.trustedCAPath = trustedCA
         request.timeouts = Timeouts(connect: .seconds(10), total: .seconds(30))
         request.headers["Content-Type"] = "application/x-www-form-urlencoded"
         request.headers["Accept"] = "application/json"
@@ -54,10 +56,10 @@ struct TokenEndpoint: Sendable {
     /// Posts `form` and returns the access token (`access_token`, `expires_in`, `scope`) and the
     /// whole answer.
     func requestToken(form: [(String, String)], scopes: [String], headers: [String: String] = [:],
-                      name: String = "oauth2.token", through service: ServiceActor?, now: Date = Date()) async throws(AuthError)
+                      name: String = "oauth2.token", trustedCA: String? = nil, through service: ServiceActor?, now: Date = Date()) async throws(AuthError)
         -> (AccessToken, JSONObject)
     {
-        let body = try await post(form: form, headers: headers, name: name, through: service)
+        let body = try await post(form: form, headers: headers, name: name, trustedCA: trustedCA, through: service)
         return (try Self.accessToken(in: body, scopes: scopes, now: now), body)
     }
 
