@@ -16,18 +16,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Parses a PEM private key (PKCS#8 or PKCS#1); NULL if it is not one. Only RSA keys are accepted.
-static inline EVP_PKEY *courier_rsa_private_key_from_pem(const char *pem, size_t length) {
+/// A parsed key of `type` (EVP_PKEY_RSA, EVP_PKEY_EC), of `bits` when not 0; NULL (and freed) otherwise.
+static inline EVP_PKEY *courier_pkey_of_type(EVP_PKEY *key, int type, int bits) {
+    if (key && (EVP_PKEY_get_base_id(key) != type || (bits && EVP_PKEY_get_bits(key) != bits))) {
+        EVP_PKEY_free(key);
+        key = NULL;
+    }
+    ERR_clear_error();
+    return key;
+}
+
+/// Parses a PEM private key (PKCS#8, or PKCS#1/SEC1); NULL unless of `type` (and `bits`, when not 0).
+static inline EVP_PKEY *courier_private_key_from_pem(const char *pem, size_t length, int type, int bits) {
     BIO *bio = BIO_new_mem_buf(pem, (int)length);
     if (!bio) return NULL;
     EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
     BIO_free(bio);
-    if (key && EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
-        EVP_PKEY_free(key);
-        return NULL;
-    }
-    ERR_clear_error();
-    return key;
+    return courier_pkey_of_type(key, type, bits);
+}
+
+/// Parses a PEM public key (SubjectPublicKeyInfo); NULL unless of `type` (and `bits`, when not 0).
+static inline EVP_PKEY *courier_public_key_from_pem(const char *pem, size_t length, int type, int bits) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (!bio) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    return courier_pkey_of_type(key, type, bits);
+}
+
+/// Parses a PEM private key (PKCS#8 or PKCS#1); NULL if it is not one. Only RSA keys are accepted.
+static inline EVP_PKEY *courier_rsa_private_key_from_pem(const char *pem, size_t length) {
+    return courier_private_key_from_pem(pem, length, EVP_PKEY_RSA, 0);
 }
 
 static inline void courier_pkey_free(EVP_PKEY *key) { EVP_PKEY_free(key); }
@@ -48,16 +67,7 @@ static inline int courier_rs256_sign(EVP_PKEY *key, const unsigned char *data, s
 
 /// Parses a PEM public key (SubjectPublicKeyInfo); NULL if it is not an RSA one.
 static inline EVP_PKEY *courier_rsa_public_key_from_pem(const char *pem, size_t length) {
-    BIO *bio = BIO_new_mem_buf(pem, (int)length);
-    if (!bio) return NULL;
-    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (key && EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
-        EVP_PKEY_free(key);
-        key = NULL;
-    }
-    ERR_clear_error();
-    return key;
+    return courier_public_key_from_pem(pem, length, EVP_PKEY_RSA, 0);
 }
 
 /// 1 when `signature` is the RS256 signature of `data` by `key`'s private half.
@@ -72,13 +82,14 @@ static inline int courier_rs256_verify(EVP_PKEY *key, const unsigned char *data,
     return ok;
 }
 
-/// A new RSA key pair as PEM text (PKCS#8 private, SubjectPublicKeyInfo public); the caller frees both.
-static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **public_pem) {
-    EVP_PKEY *key = EVP_RSA_gen((unsigned int)bits);
+/// `key` (which it frees) as PEM text: PKCS#8, or the traditional form (PKCS#1, SEC1) when
+/// `traditional`, and SubjectPublicKeyInfo; the caller frees both strings. 1 on success.
+static inline int courier_pem_pair(EVP_PKEY *key, int traditional, char **private_pem, char **public_pem) {
     if (!key) return 0;
     BIO *private_bio = BIO_new(BIO_s_mem()), *public_bio = BIO_new(BIO_s_mem());
     int ok = private_bio && public_bio
-        && PEM_write_bio_PrivateKey(private_bio, key, NULL, NULL, 0, NULL, NULL) == 1
+        && (traditional ? PEM_write_bio_PrivateKey_traditional(private_bio, key, NULL, NULL, 0, NULL, NULL)
+                        : PEM_write_bio_PrivateKey(private_bio, key, NULL, NULL, 0, NULL, NULL)) == 1
         && PEM_write_bio_PUBKEY(public_bio, key) == 1;
     if (ok) {
         char *data; long length;
@@ -93,34 +104,21 @@ static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **
     return ok;
 }
 
+/// A new RSA key pair as PEM text (PKCS#8 private, SubjectPublicKeyInfo public); the caller frees both.
+static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **public_pem) {
+    return courier_pem_pair(EVP_RSA_gen((unsigned int)bits), 0, private_pem, public_pem);
+}
+
 // MARK: - ES256 (ECDSA on P-256 with SHA-256), as JWS writes it: r and s, 32 bytes each
 
 /// Parses a PEM private key (SEC1 "EC PRIVATE KEY" or PKCS#8); NULL unless it is a P-256 key.
 static inline EVP_PKEY *courier_ec_private_key_from_pem(const char *pem, size_t length) {
-    BIO *bio = BIO_new_mem_buf(pem, (int)length);
-    if (!bio) return NULL;
-    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (key && (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC || EVP_PKEY_get_bits(key) != 256)) {
-        EVP_PKEY_free(key);
-        key = NULL;
-    }
-    ERR_clear_error();
-    return key;
+    return courier_private_key_from_pem(pem, length, EVP_PKEY_EC, 256);
 }
 
 /// Parses a PEM public key (SubjectPublicKeyInfo); NULL unless it is a P-256 key.
 static inline EVP_PKEY *courier_ec_public_key_from_pem(const char *pem, size_t length) {
-    BIO *bio = BIO_new_mem_buf(pem, (int)length);
-    if (!bio) return NULL;
-    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (key && (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC || EVP_PKEY_get_bits(key) != 256)) {
-        EVP_PKEY_free(key);
-        key = NULL;
-    }
-    ERR_clear_error();
-    return key;
+    return courier_public_key_from_pem(pem, length, EVP_PKEY_EC, 256);
 }
 
 /// Signs `data` with ES256 into `signature` (64 bytes: r then s, big-endian); 1 on success.
@@ -173,23 +171,7 @@ static inline int courier_es256_verify(EVP_PKEY *key, const unsigned char *data,
 /// A new P-256 key pair as PEM text (SEC1 "EC PRIVATE KEY", as GDCH's files hold it;
 /// SubjectPublicKeyInfo public); the caller frees both. For tests.
 static inline int courier_ec_generate_pem(char **private_pem, char **public_pem) {
-    EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
-    if (!key) return 0;
-    BIO *private_bio = BIO_new(BIO_s_mem()), *public_bio = BIO_new(BIO_s_mem());
-    int ok = private_bio && public_bio
-        && PEM_write_bio_PrivateKey_traditional(private_bio, key, NULL, NULL, 0, NULL, NULL) == 1
-        && PEM_write_bio_PUBKEY(public_bio, key) == 1;
-    if (ok) {
-        char *data; long length;
-        length = BIO_get_mem_data(private_bio, &data);
-        *private_pem = strndup(data, (size_t)length);
-        length = BIO_get_mem_data(public_bio, &data);
-        *public_pem = strndup(data, (size_t)length);
-    }
-    BIO_free(private_bio);
-    BIO_free(public_bio);
-    EVP_PKEY_free(key);
-    return ok;
+    return courier_pem_pair(EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"), 1, private_pem, public_pem);
 }
 
 /// SHA-256 of a buffer into `digest` (32 bytes).

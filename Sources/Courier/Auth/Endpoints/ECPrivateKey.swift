@@ -32,14 +32,7 @@ package final class ECPrivateKey: @unchecked Sendable {
 
     /// A new key pair as PEM text: for tests, so no private key is ever committed.
     package static func generatePEM() -> (privateKey: String, publicKey: String)? {
-        var privatePEM: UnsafeMutablePointer<CChar>?
-        var publicPEM: UnsafeMutablePointer<CChar>?
-        guard courier_ec_generate_pem(&privatePEM, &publicPEM) == 1, let privatePEM, let publicPEM else { return nil }
-        defer {
-            free(privatePEM)
-            free(publicPEM)
-        }
-        return (String(cString: privatePEM), String(cString: publicPEM))
+        PEMPair.make { courier_ec_generate_pem(&$0, &$1) }
     }
 }
 

@@ -35,15 +35,22 @@ package final class RSAPrivateKey: @unchecked Sendable {
 
     /// A new key pair as PEM text: for tests, so no private key is ever committed.
     package static func generatePEM(bits: Int = 2048) -> (privateKey: String, publicKey: String)? {
+        PEMPair.make { courier_rsa_generate_pem(Int32(clamping: bits), &$0, &$1) }
+    }
+}
+
+/// A key pair libcrypto wrote as two C strings, taken over as Swift strings (the C ones freed).
+enum PEMPair {
+    static func make(_ generate: (inout UnsafeMutablePointer<CChar>?, inout UnsafeMutablePointer<CChar>?) -> Int32)
+        -> (privateKey: String, publicKey: String)?
+    {
         var privatePEM: UnsafeMutablePointer<CChar>?
         var publicPEM: UnsafeMutablePointer<CChar>?
-        guard courier_rsa_generate_pem(Int32(bits), &privatePEM, &publicPEM) == 1, let privatePEM, let publicPEM else {
-            return nil
-        }
         defer {
             free(privatePEM)
             free(publicPEM)
         }
+        guard generate(&privatePEM, &publicPEM) == 1, let privatePEM, let publicPEM else { return nil }
         return (String(cString: privatePEM), String(cString: publicPEM))
     }
 }

@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 
 /// Proof Key for Code Exchange (RFC 7636): the code is worthless without the verifier, which
@@ -18,10 +17,7 @@ struct PKCE: Sendable {
 
     /// `BASE64URL(SHA256(ASCII(verifier)))` (§4.2, `S256`).
     var challenge: String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let bytes = Array(verifier.utf8)
-        bytes.withUnsafeBytes { _ = courier_sha256($0.baseAddress, $0.count, &digest) }
-        return Self.base64URL(digest)
+        SHA256.digest(Data(verifier.utf8)).base64URLEncoded
     }
 
     static let method = "S256"
@@ -34,9 +30,6 @@ struct PKCE: Sendable {
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        Data(bytes).base64URLEncoded
     }
 }

@@ -43,9 +43,9 @@ struct AWSSignatureV4: Sendable {
         let headerLines = names.map { "\($0):\(grouped[$0]?.joined(separator: ",") ?? "")\n" }.joined()
         let signedList = names.joined(separator: ";")
         let canonical = [request.method, Self.canonicalPath(request.path), Self.canonicalQuery(request.query), headerLines, signedList,
-                         Self.hex(Self.sha256(request.body))].joined(separator: "\n")
+                         Self.hex(SHA256.digest(request.body))].joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(Self.sha256(Data(canonical.utf8)))].joined(separator: "\n")
+        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.digest(Data(canonical.utf8)))].joined(separator: "\n")
         var key = Data("AWS4\(credentials.secretAccessKey)".utf8)
         for part in [day, region, service, "aws4_request"] { key = Self.hmac(key, Data(part.utf8)) }
         let signature = Self.hex(Self.hmac(key, Data(stringToSign.utf8)))
@@ -99,12 +99,6 @@ struct AWSSignatureV4: Sendable {
     /// RFC 3986 percent-encoding of everything but the unreserved characters, upper-case hex.
     static func encode(_ text: String) -> String {
         URITemplate.percentEncode(text, keep: URITemplate.isUnreserved)
-    }
-
-    static func sha256(_ data: Data) -> Data {
-        var digest = [UInt8](repeating: 0, count: 32)
-        data.withUnsafeBytes { _ = courier_sha256($0.baseAddress, $0.count, &digest) }
-        return Data(digest)
     }
 
     static func hmac(_ key: Data, _ message: Data) -> Data {
