@@ -6,7 +6,7 @@ import Testing
 
 /// Automatic decompression (`Configuration.transport.automaticDecompression`, on by default):
 /// the request offers what libcurl decodes, once, in the header list Courier builds (not curl's
-/// per-request `Accept-Encoding` formatting: Docs/Performance.md, "Decisions"), and the body arrives
+/// per-request `Accept-Encoding` formatting: Docs/PerformanceDecisions.md), and the body arrives
 /// decoded. Against the test server, whose `/gzip` always answers gzip-compressed.
 @Suite struct AutomaticDecompressionTests {
     static func offers(_ echo: Echo) -> [String] {

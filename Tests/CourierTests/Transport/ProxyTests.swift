@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `Configuration.transport.proxy`: which proxy requests take, and that the environment is read
-/// once at start as libcurl would read it per request (Docs/Performance.md, "Decisions"). The test
+/// once at start as libcurl would read it per request (Docs/PerformanceDecisions.md). The test
 /// server serves as the proxy: it routes an absolute-form request by its path, so a request for
 /// a host that cannot resolve (`.invalid`, RFC 6761) answers only if it went through the proxy.
 @Suite struct ProxyTests {
