@@ -85,7 +85,8 @@ def scaled(thresholds, factors, directory):
 
 def run_streaming(command, cwd, env):
     """Runs command, printing its output as it comes, and returns (exit status, the output)."""
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               encoding="utf-8", errors="replace")  # its tables can split a character
     lines = []
     for line in process.stdout:
         sys.stdout.write(line)
