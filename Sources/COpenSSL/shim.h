@@ -13,6 +13,7 @@
 #include <openssl/bn.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,27 +27,20 @@ static inline EVP_PKEY *courier_pkey_of_type(EVP_PKEY *key, int type, int bits) 
     return key;
 }
 
-/// Parses a PEM private key (PKCS#8, or PKCS#1/SEC1); NULL unless of `type` (and `bits`, when not 0).
-static inline EVP_PKEY *courier_private_key_from_pem(const char *pem, size_t length, int type, int bits) {
+/// Parses a PEM key, private (PKCS#8, or PKCS#1/SEC1) or public (SubjectPublicKeyInfo); NULL
+/// unless of `type` (and `bits`, when not 0). NULL too for a text past what a BIO takes (int).
+static inline EVP_PKEY *courier_key_from_pem(const char *pem, size_t length, int is_public, int type, int bits) {
+    if (length > INT_MAX) return NULL;
     BIO *bio = BIO_new_mem_buf(pem, (int)length);
     if (!bio) return NULL;
-    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    return courier_pkey_of_type(key, type, bits);
-}
-
-/// Parses a PEM public key (SubjectPublicKeyInfo); NULL unless of `type` (and `bits`, when not 0).
-static inline EVP_PKEY *courier_public_key_from_pem(const char *pem, size_t length, int type, int bits) {
-    BIO *bio = BIO_new_mem_buf(pem, (int)length);
-    if (!bio) return NULL;
-    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    EVP_PKEY *key = is_public ? PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL) : PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
     BIO_free(bio);
     return courier_pkey_of_type(key, type, bits);
 }
 
 /// Parses a PEM private key (PKCS#8 or PKCS#1); NULL if it is not one. Only RSA keys are accepted.
 static inline EVP_PKEY *courier_rsa_private_key_from_pem(const char *pem, size_t length) {
-    return courier_private_key_from_pem(pem, length, EVP_PKEY_RSA, 0);
+    return courier_key_from_pem(pem, length, 0, EVP_PKEY_RSA, 0);
 }
 
 static inline void courier_pkey_free(EVP_PKEY *key) { EVP_PKEY_free(key); }
@@ -67,7 +61,7 @@ static inline int courier_rs256_sign(EVP_PKEY *key, const unsigned char *data, s
 
 /// Parses a PEM public key (SubjectPublicKeyInfo); NULL if it is not an RSA one.
 static inline EVP_PKEY *courier_rsa_public_key_from_pem(const char *pem, size_t length) {
-    return courier_public_key_from_pem(pem, length, EVP_PKEY_RSA, 0);
+    return courier_key_from_pem(pem, length, 1, EVP_PKEY_RSA, 0);
 }
 
 /// 1 when `signature` is the RS256 signature of `data` by `key`'s private half.
@@ -113,12 +107,12 @@ static inline int courier_rsa_generate_pem(int bits, char **private_pem, char **
 
 /// Parses a PEM private key (SEC1 "EC PRIVATE KEY" or PKCS#8); NULL unless it is a P-256 key.
 static inline EVP_PKEY *courier_ec_private_key_from_pem(const char *pem, size_t length) {
-    return courier_private_key_from_pem(pem, length, EVP_PKEY_EC, 256);
+    return courier_key_from_pem(pem, length, 0, EVP_PKEY_EC, 256);
 }
 
 /// Parses a PEM public key (SubjectPublicKeyInfo); NULL unless it is a P-256 key.
 static inline EVP_PKEY *courier_ec_public_key_from_pem(const char *pem, size_t length) {
-    return courier_public_key_from_pem(pem, length, EVP_PKEY_EC, 256);
+    return courier_key_from_pem(pem, length, 1, EVP_PKEY_EC, 256);
 }
 
 /// Signs `data` with ES256 into `signature` (64 bytes: r then s, big-endian); 1 on success.
@@ -183,6 +177,14 @@ static inline int courier_sha256(const void *data, size_t length, unsigned char 
 /// HMAC-SHA256 of a buffer under `key` into `mac` (32 bytes); 1 on success.
 static inline int courier_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char *mac) {
     unsigned int size = 32;
+    // A key longer than the hash's block is hashed first (RFC 2104), so hashing one too long for
+    // HMAC's int length here gives the same MAC.
+    unsigned char digest[32];
+    if (key_length > INT_MAX) {
+        if (!courier_sha256(key, key_length, digest)) return 0;
+        key = digest;
+        key_length = sizeof digest;
+    }
     return HMAC(EVP_sha256(), key, (int)key_length, (const unsigned char *)data, length, mac, &size) != NULL;
 }
 
