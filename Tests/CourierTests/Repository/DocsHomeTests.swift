@@ -81,3 +81,52 @@ import Testing
         #expect(checked >= 20)
     }
 }
+
+/// Every relative link in the guides and the README reaches a file that exists and, with a
+/// `#fragment`, a heading of it: a renamed heading takes its links with it.
+@Suite struct DocsLinkTests {
+    /// GitHub's anchor for a heading: lower-cased, punctuation other than `-` and `_` dropped,
+    /// spaces made hyphens; a repeated heading gets `-1`, `-2`, ….
+    static func anchors(of markdown: String) -> Set<String> {
+        var anchors: Set<String> = [], inFence = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inFence.toggle(); continue }
+            guard !inFence, let heading = line.firstMatch(of: /^#{1,6} +(.*)$/)?.output.1 else { continue }
+            let slug = String(heading.lowercased().unicodeScalars.filter {
+                CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == " "
+            }.map(Character.init)).replacingOccurrences(of: " ", with: "-")
+            var unique = slug, count = 0
+            while anchors.contains(unique) { count += 1; unique = "\(slug)-\(count)" }
+            anchors.insert(unique)
+        }
+        return anchors
+    }
+
+    @Test func everyRelativeLinkReachesAFileAndAHeading() throws {
+        var documents = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "Docs/\($0)" }
+        documents += ["README.md", "CONTRIBUTING.md", "CHANGELOG.md"]
+        var checked = 0
+        for document in documents {
+            let text = try String(contentsOf: Repository.path(document), encoding: .utf8)
+            let folder = (document as NSString).deletingLastPathComponent
+            for match in text.matches(of: /\]\(([^)\s]+)\)/) {
+                let target = String(match.output.1)
+                guard !target.contains("://"), !target.hasPrefix("mailto:") else { continue }
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+                let file = parts[0].isEmpty ? document : (folder as NSString).appendingPathComponent(String(parts[0]))
+                let path = (Repository.path(file).path as NSString).standardizingPath
+                checked += 1
+                guard FileManager.default.fileExists(atPath: path) else {
+                    Issue.record("\(document) links \(target): no file \(file)")
+                    continue
+                }
+                if parts.count == 2, file.hasSuffix(".md") {
+                    let anchors = Self.anchors(of: try String(contentsOfFile: path, encoding: .utf8))
+                    #expect(anchors.contains(String(parts[1])), "\(document) links \(target): \(file) has no such heading")
+                }
+            }
+        }
+        #expect(checked >= 50)
+    }
+}
