@@ -10,13 +10,18 @@ import Synchronization
 /// when the workers prefer it), without creating a task or waking a parent. Results go to a
 /// ``ResultInbox``; whatever completed while the consumer was busy reaches it in one hand-off.
 ///
+/// One job at a time with no request ID is the consumer's own work: ``take(_:)`` runs the next job
+/// in the consumer's task, with no worker, no inbox and no second task to resume per result.
+///
 /// Every index gets exactly one result: those never started (cancellation, `failFast`) get
 /// `CancellationError`, after the ones that ran.
 final class ResultWindow<Output: Sendable>: Sendable {
     typealias Element = (index: Int, result: Result<Output, any Error>)
 
-    let inbox: ResultInbox<Element>
+    private let inbox: ResultInbox<Element>
     private let driver = LockedValue<Task<Void, Never>?>(nil)
+    /// Set when the consumer runs the jobs itself.
+    private let inline: Inline?
 
     /// Starts the workers. `job(index)` runs one job and returns its result; it never throws.
     /// With `id`, the run is registered in `registry` so that ``ServiceActor/cancel(requestID:)`` reaches it.
@@ -28,6 +33,14 @@ final class ResultWindow<Output: Sendable>: Sendable {
         self.inbox = inbox
         let cursor = Cursor(count: count)
         let workers = min(max(1, width), count)
+        // One at a time, a worker would only hand each result to the consumer, who waits for it
+        // anyway: the consumer's task runs the job instead. With an ID, cancel(requestID:) needs
+        // a task to reach between the consumer's calls, so that run keeps its worker.
+        guard width > 1 || id != nil else {
+            inline = Inline(cursor: cursor, failFast: failFast, job: job, skipped: skipped)
+            return
+        }
+        inline = nil
         @Sendable func run() async {
             await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<workers {
@@ -66,15 +79,44 @@ final class ResultWindow<Output: Sendable>: Sendable {
     nonisolated(nonsending) func forEach(_ body: (Element) throws -> Void) async rethrows {
         var taken: [Element] = []
         while true {
-            taken = await inbox.take(taken) { self.cancel() }
+            taken = await take(taken)
             if taken.isEmpty { return }
             for element in taken { try body(element) }
         }
     }
 
+    /// The results that arrived since the last call, waiting for at least one; empty once all
+    /// have come. `spent` is the consumer's last array, whose storage holds the next results.
+    nonisolated(nonsending) func take(_ spent: consuming [Element]) async -> [Element] {
+        if let inline { return await inline.next(spent) }
+        return await inbox.take(spent) { self.cancel() }
+    }
+
     deinit {
         // The consumer let go (iteration ended early or its iterator was dropped): nobody reads on.
         driver.withLock { $0?.cancel() }
+    }
+
+    /// The jobs run one at a time by the consumer: the next is claimed when it asks. Cancelling
+    /// the consumer's task cancels the job in flight (it is the consumer's own work) and skips the rest.
+    private struct Inline: Sendable {
+        let cursor: Cursor
+        let failFast: Bool
+        let job: @Sendable (Int) async -> Result<Output, any Error>
+        let skipped: @Sendable (Int) async -> Result<Output, any Error>
+
+        nonisolated(nonsending) func next(_ spent: consuming [Element]) async -> [Element] {
+            var taken = spent
+            taken.removeAll(keepingCapacity: true)
+            if !Task.isCancelled, let index = cursor.claim() {
+                let result = await job(index)
+                if failFast, case .failure = result { cursor.close() }
+                taken.append((index, result))
+            } else if let index = cursor.claim(ignoringClosed: true) {
+                taken.append((index, await skipped(index)))
+            }
+            return taken
+        }
     }
 
     /// The next index to run; nil when all are claimed or the window closed (`failFast`).

@@ -73,7 +73,7 @@ public struct SendAllResults: AsyncSequence, Sendable {
             if position == taken.count {
                 let window = window, spent = taken
                 taken = []
-                taken = await window.inbox.take(spent) { window.cancel() }
+                taken = await window.take(spent)
                 position = 0
                 guard !taken.isEmpty else { return nil }
             }

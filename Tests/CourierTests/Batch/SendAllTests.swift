@@ -41,7 +41,9 @@ import Testing
         try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 8 }) { server, service in
             server.counters.resetMaxInFlight()
             var count = 0
-            for await (_, result) in service.sendAll(Array(repeating: Self.delay(server, 100), count: 16), maxInFlight: 8) {
+            // Each request lasts 1 s so that the first eight overlap even when opening their
+            // connections is slow (100 ms did not, under ThreadSanitizer on a loaded machine).
+            for await (_, result) in service.sendAll(Array(repeating: Self.delay(server, 1_000), count: 16), maxInFlight: 8) {
                 let status = try result.get().status
                 #expect(status == 200)
                 count += 1
@@ -133,6 +135,66 @@ import Testing
             // Ending the iteration early.
             for await _ in service.sendAll([quick] + slow, maxInFlight: 4) { break }
             #expect(await eventually { await service.stats.liveTransfers == 0 })
+            await expectNoLeaks(service)
+        }
+    }
+
+    /// One at a time the consumer's task sends each request itself: the same promises, in
+    /// `requests`' order, never two at once.
+    @Test func oneAtATimeTheConsumerSendsEachRequestWithTheSamePromises() async throws {
+        try await withNotesService(seed: 5) { server, service in
+            let requests = (1...5).map { HTTPRequest(url: server.baseURL.appendingPathComponent(String(format: "notes/v1/notes/note-%04d", $0))) }
+            server.counters.resetMaxInFlight()
+            var order: [Int] = []
+            for await (index, result) in service.sendAll(requests, maxInFlight: 1) {
+                let status = try result.get().status
+                #expect(status == 200)
+                order.append(index)
+            }
+            #expect(order == Array(0..<5))
+            #expect(server.counters.maxInFlight == 1)
+
+            // failFast: the first failure skips the rest, each still gets CancellationError.
+            var outcomes: [Int: String] = [:]
+            let refused = HTTPRequest(url: URL(string: "http://127.0.0.1:1/refused")!)
+            for await (index, result) in service.sendAll([requests[0], refused, requests[1], requests[2]], maxInFlight: 1, failFast: true) {
+                switch result {
+                case .success(let response): outcomes[index] = "\(response.status)"
+                case .failure(let error): outcomes[index] = error is CancellationError ? "cancelled" : "failed"
+                }
+            }
+            #expect(outcomes == [0: "200", 1: "failed", 2: "cancelled", 3: "cancelled"])
+
+            // Cancelling the consumer cancels the request it is sending and skips the rest.
+            let slow = Array(repeating: Self.delay(server, 30_000), count: 4)
+            let consumer = Task {
+                var cancelled = 0
+                for await (_, result) in service.sendAll(slow, maxInFlight: 1) {
+                    if case .failure(is CancellationError) = result { cancelled += 1 }
+                }
+                return cancelled
+            }
+            #expect(await eventually { server.counters.inFlight == 1 })
+            consumer.cancel()
+            #expect(await consumer.value == 4)
+
+            // With the run's ID, cancel(requestID:) reaches it between the consumer's calls too.
+            let named = Task {
+                var cancelled = 0
+                for await (_, result) in service.sendAll(slow, maxInFlight: 1, requestID: "one-by-one") {
+                    if case .failure(is CancellationError) = result { cancelled += 1 }
+                }
+                return cancelled
+            }
+            #expect(await eventually { await service.stats.liveTransfers == 1 })
+            await service.cancel(requestID: "one-by-one")
+            #expect(await named.value == 4)
+
+            // Ending early leaves nothing running and starts nothing more.
+            let before = server.counters.requests
+            for await _ in service.sendAll([Self.delay(server, 10)] + slow, maxInFlight: 1) { break }
+            #expect(await eventually { await service.stats.liveTransfers == 0 })
+            #expect(server.counters.requests == before + 1)
             await expectNoLeaks(service)
         }
     }

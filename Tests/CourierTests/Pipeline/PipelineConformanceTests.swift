@@ -20,7 +20,7 @@ import Tracing
 /// idempotent, so it *is* re-sent after a reset), the cell says so and asserts that form.
 @Suite struct PipelineConformanceTests {
     enum Operation: String, CaseIterable, Sendable {
-        case execute, fetchAll, send, sendAll, stream, taskGroupBatch, wireBatch, download, downloadFile, slicedDownload
+        case execute, fetchAll, send, sendAll, sendAllOneAtATime, stream, taskGroupBatch, wireBatch, download, downloadFile, slicedDownload
         case mediaUpload, multipartUpload, resumableUpload, streamUpload
         /// A swift-openapi-generator client's operation over ``CourierTransport``.
         case openAPI
@@ -29,7 +29,7 @@ import Tracing
         var metricsName: String {
             switch self {
             case .execute, .fetchAll, .taskGroupBatch: "execute"
-            case .send, .sendAll: "send"
+            case .send, .sendAll, .sendAllOneAtATime: "send"
             case .stream, .openAPI: "stream"
             case .wireBatch: "batch"
             case .download, .downloadFile, .slicedDownload: "download"
@@ -75,7 +75,7 @@ import Tracing
             list.execution.paging = .fetchAll
             let result = try await service.execute(list)
             #expect(result.items.count == (mocked ? 1 : 3))
-        case .send, .sendAll:
+        case .send, .sendAll, .sendAllOneAtATime:
             var request = HTTPRequest(url: root.appendingPathComponent("notes/v1/notes/note-0001"))
             if write {
                 request = HTTPRequest(method: .post, url: root.appendingPathComponent("notes/v1/notes"),
@@ -86,9 +86,10 @@ import Tracing
                 guard response.isSuccess else { throw APIError(response: response) }
                 return
             }
-            // The window's path: a worker sends it, the result reaches this task through the inbox.
+            // sendAll: a worker sends it and the result reaches this task through the inbox;
+            // one at a time, this task sends it itself.
             var results = 0
-            for await (index, result) in service.sendAll([(request, options)], maxInFlight: 4) {
+            for await (index, result) in service.sendAll([(request, options)], maxInFlight: operation == .sendAll ? 4 : 1) {
                 #expect(index == 0)
                 results += 1
                 let response = try result.get()
