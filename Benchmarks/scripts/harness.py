@@ -161,6 +161,28 @@ def wrk(connections):
     return measure
 
 
+def ab(connections):
+    """ApacheBench with keep-alive: -n is set far beyond what -t allows, so the time ends the run."""
+    def measure():
+        out, cpu, rss = run_measured(["ab", "-k", "-q", f"-c{connections}", f"-t{int(SECONDS)}", "-n", "100000000", URL])
+        total = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
+        if int(re.search(r"Failed requests:\s+(\d+)", out).group(1)):
+            raise RuntimeError(f"ab saw failed requests: {out[-500:]}")
+        return float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1)), cpu / total * 1e6, rss
+    return measure
+
+
+def h2load(connections):
+    """nghttp2's load generator over HTTP/1.1, one thread, for SECONDS."""
+    def measure():
+        out, cpu, rss = run_measured(["h2load", "--h1", "-t1", f"-c{connections}", "-D", str(int(SECONDS)), URL])
+        done = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded", out)
+        if int(done.group(1)) != int(done.group(2)):
+            raise RuntimeError(f"h2load saw failed requests: {out[-500:]}")
+        return float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1)), cpu / int(done.group(2)) * 1e6, rss
+    return measure
+
+
 def courier_load(in_flight):
     def measure():
         out, cpu, rss = run_measured([COURIER, "load", URL, "-c", str(in_flight), "-d", f"{SECONDS}s", "--json"])
@@ -215,7 +237,7 @@ def nginx():
 
 
 CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
-                "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
+                "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "ab -k": "#bcbddc", "h2load --h1 -t1": "#dadaeb", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
                 "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
 
 
