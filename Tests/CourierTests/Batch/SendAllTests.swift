@@ -11,6 +11,15 @@ import Testing
         HTTPRequest(url: server.baseURL.appendingPathComponent("delay/\(milliseconds)"))
     }
 
+    /// How many of the run's results are `CancellationError`s.
+    static func cancelled(in results: SendAllResults) async -> Int {
+        var cancelled = 0
+        for await (_, result) in results {
+            if case .failure(is CancellationError) = result { cancelled += 1 }
+        }
+        return cancelled
+    }
+
     @Test func everyRequestGetsOneResultByIndexWithinTheWindow() async throws {
         try await withNotesService(seed: 40) { server, service in
             let requests = (1...40).map { HTTPRequest(url: server.baseURL.appendingPathComponent(String(format: "notes/v1/notes/note-%04d", $0))) }
@@ -93,26 +102,14 @@ import Testing
         try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 10 }) { server, service in
             let slow = Array(repeating: Self.delay(server, 30_000), count: 10)
             // The consuming task is cancelled while it waits.
-            let consumer = Task {
-                var cancelled = 0
-                for await (_, result) in service.sendAll(slow, maxInFlight: 10) {
-                    if case .failure(is CancellationError) = result { cancelled += 1 }
-                }
-                return cancelled
-            }
+            let consumer = Task { await Self.cancelled(in: service.sendAll(slow, maxInFlight: 10)) }
             #expect(await eventually { server.counters.inFlight == 10 })
             consumer.cancel()
             #expect(await consumer.value == 10)
             #expect(await eventually { await service.stats.liveTransfers == 0 })
 
             // cancel(requestID:) with the run's ID.
-            let named = Task {
-                var cancelled = 0
-                for await (_, result) in service.sendAll(slow, maxInFlight: 5, requestID: "many") {
-                    if case .failure(is CancellationError) = result { cancelled += 1 }
-                }
-                return cancelled
-            }
+            let named = Task { await Self.cancelled(in: service.sendAll(slow, maxInFlight: 5, requestID: "many")) }
             #expect(await eventually { await service.stats.liveTransfers == 5 })
             await service.cancel(requestID: "many")
             #expect(await named.value == 10)
@@ -167,25 +164,13 @@ import Testing
 
             // Cancelling the consumer cancels the request it is sending and skips the rest.
             let slow = Array(repeating: Self.delay(server, 30_000), count: 4)
-            let consumer = Task {
-                var cancelled = 0
-                for await (_, result) in service.sendAll(slow, maxInFlight: 1) {
-                    if case .failure(is CancellationError) = result { cancelled += 1 }
-                }
-                return cancelled
-            }
+            let consumer = Task { await Self.cancelled(in: service.sendAll(slow, maxInFlight: 1)) }
             #expect(await eventually { server.counters.inFlight == 1 })
             consumer.cancel()
             #expect(await consumer.value == 4)
 
             // With the run's ID, cancel(requestID:) reaches it between the consumer's calls too.
-            let named = Task {
-                var cancelled = 0
-                for await (_, result) in service.sendAll(slow, maxInFlight: 1, requestID: "one-by-one") {
-                    if case .failure(is CancellationError) = result { cancelled += 1 }
-                }
-                return cancelled
-            }
+            let named = Task { await Self.cancelled(in: service.sendAll(slow, maxInFlight: 1, requestID: "one-by-one")) }
             #expect(await eventually { await service.stats.liveTransfers == 1 })
             await service.cancel(requestID: "one-by-one")
             #expect(await named.value == 4)
