@@ -7,9 +7,9 @@ import Foundation
 let server = try await TestServer.start() // its Files API speaks Google's upload protocols
 let api = APIDescription(name: "files", version: "v1", rootURL: server.baseURL, servicePath: "files/v1/")
 
-// A 20 MiB file to send.
+// A 10 MiB file to send.
 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID()).bin")
-try Data((0..<(20 << 20)).map { UInt8(truncatingIfNeeded: $0) }).write(to: file)
+try Data((0..<(10 << 20)).map { UInt8(truncatingIfNeeded: $0) }).write(to: file)
 let sessionFile = file.appendingPathExtension("session.json")
 defer {
     try? FileManager.default.removeItem(at: file)
@@ -28,8 +28,8 @@ try await withService(configuration: { var c = ServiceActor.Configuration(); c.q
     // Resumable (the default): chunks, progress, a pause, and the session kept on disk. By default
     // chunks grow with the measured throughput (8 MiB first, up to 128 MiB).
     var parameters = UploadParameters(file: file, mimeType: "application/octet-stream")
-    parameters.chunkSize = 4 << 20
-    parameters.adaptiveChunkSize = false            // five 4 MiB chunks, so the pause lands midway
+    parameters.chunkSize = 2 << 20
+    parameters.adaptiveChunkSize = false            // five 2 MiB chunks, so the pause lands midway
     parameters.sessionFile = sessionFile            // resumeUpload(from:query:) continues it after a crash
     let task = service.upload(insert("big.bin", parameters))
     let watcher = Task { for await progress in task.progress { print(String(format: "  %3.0f%%", (progress.fractionCompleted ?? 0) * 100)) } }
