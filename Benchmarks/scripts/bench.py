@@ -4,7 +4,7 @@
 Starts nginx (Debian's) on 127.0.0.1 serving a 1 KB JSON file with keep-alive, then runs every
 client against it, interleaved, BENCH_ROUNDS times (default 3) for BENCH_SECONDS each (default 5),
 and prints medians: requests/s, client CPU µs per request, peak RSS, and ratios to Courier.
-Then the 10,000-in-flight probe against the test server in its own process.
+Then the 100,000-in-flight probes (a task group, and sendAll) against the test server in its own process.
 
 Results also go to bench-results/ (git-ignored) as JSON and Markdown. A full run (no BENCH_ONLY,
 no BENCH_SKIP_*) also writes its tables into Docs/Performance.md, between the two `make bench`
@@ -61,15 +61,17 @@ if os.environ.get("BENCH_ONLY"):  # a comma-separated subset of protocols, for q
     CASES = [case for case in CASES if case[2] in os.environ["BENCH_ONLY"].split(",")]
 
 
-def inflight_probe():
-    """QUERIES queries at once in one task group, 1,000 connections, against a route that answers
-    after DELAY ms: every query exists at once (the rest wait in the admission queue)."""
+def inflight_probe(pattern):
+    """QUERIES queries at once, 1,000 connections, against a route that answers after DELAY ms:
+    every query exists at once (the rest wait in the admission queue). `pattern`: `group` (a child
+    task per query in one task group) or `sendall` (service.sendAll with all of them in flight)."""
     queries = int(os.environ.get("BENCH_INFLIGHT_QUERIES", "100000"))
     delay = int(os.environ.get("BENCH_INFLIGHT_DELAY_MS", "200"))
     server = subprocess.Popen([BENCH, "serve"], stdout=subprocess.PIPE, text=True)
     try:
         base = server.stdout.readline().strip()
-        out = run([BENCH, "inflight", "--url", f"{base}/delay/{delay}", "--queries", str(queries), "--connections", "1000"])
+        out = run([BENCH, "inflight", "--url", f"{base}/delay/{delay}", "--queries", str(queries), "--connections", "1000",
+                   "--pattern", pattern])
         return queries, out.strip()
     finally:
         server.send_signal(signal.SIGTERM)
@@ -119,7 +121,7 @@ def idle_cpu():
     return float(re.search(r"cpu-percent ([\d.]+)", out).group(1))
 
 
-def targets(medians, counts, probe, per_request=None, idle=None):
+def targets(medians, counts, probes, per_request=None, idle=None):
     """The issue's targets: (name, measured text, holds)."""
     def ratio(a, b, column=0):
         if a not in medians or b not in medians:
@@ -179,15 +181,14 @@ def targets(medians, counts, probe, per_request=None, idle=None):
         for label, mode in ((LOOP, "loop executor"), (DEFAULT, "default executor")):
             value = counts[(label, 64)] / counts[(C, 64)]
             rows.append((f"instructions per request, {mode}, 64: ≤ 1.25× C", f"{value:.2f}×", value <= 1.25))
-    if probe:
-        queries, text = probe
+    for label, (queries, text) in (probes or {}).items():
         fields = dict(re.findall(r"([a-z/-]+) ([\d.-]+)", text))
         during = fields.get("threads-during", "0-0").split("-")
         # Flat: no thread added while the queries wait (the pool may retire idle workers).
         flat = int(during[1]) <= int(fields.get("threads-before", -1))
         per_query = float(fields.get("bytes/query", 1e9))
         complete = fields.get("succeeded") == str(queries)
-        rows.append((f"{queries:,} in flight (1,000 connections): all succeed, threads flat, ≤ 3 KiB per query",
+        rows.append((f"{queries:,} in flight through {label} (1,000 connections): all succeed, threads flat, ≤ 3 KiB per query",
                      f"{fields.get('succeeded')} ok, threads {fields.get('threads-before')} → {during[0]}–{during[1]}, "
                      f"{per_query / 1024:.1f} KiB", complete and flat and per_query <= 3072))
     if idle is not None:
@@ -285,11 +286,12 @@ def main():
             counts = instructions.measure(URL)
         lines += ["", instructions.table(counts)]
 
-    probe = None
+    probes = {}
     if not os.environ.get("BENCH_SKIP_INFLIGHT"):
-        log("the in-flight probe (test server in its own process, 1,000 connections)")
-        probe = inflight_probe()
-        lines += ["", f"{probe[0]:,} in flight: " + probe[1]]
+        log("the in-flight probes (test server in its own process, 1,000 connections)")
+        for label, pattern in (("a task group", "group"), ("sendAll", "sendall")):
+            probes[label] = inflight_probe(pattern)
+            lines += ["", f"{probes[label][0]:,} in flight through {label}: " + probes[label][1]]
 
     per_request = idle = None
     if not os.environ.get("BENCH_SKIP_COUNTS"):
@@ -304,7 +306,7 @@ def main():
         lines += ["", f"Idle service, 10 s without requests: {idle:.3f}% of one core."]
 
     lines += ["", "| target | measured | holds |", "|---|---:|:---:|"]
-    for name, measured, holds in targets(medians, counts, probe, per_request, idle):
+    for name, measured, holds in targets(medians, counts, probes, per_request, idle):
         lines.append(f"| {name} | {measured} | {'yes' if holds else 'NO'} |")
 
     text = "\n".join(lines)
@@ -317,7 +319,7 @@ def main():
         json.dump({"rounds": ROUNDS, "seconds": SECONDS,
                    "samples": {f"{label} @{n} {protocol}": values for (label, n, protocol), values in samples.items()},
                    "instructions": {f"{label} @{n}": value for (label, n), value in (counts or {}).items()},
-                   "inflight": probe and probe[1]}, f, indent=2)
+                   "inflight": {label: text for label, (_, text) in probes.items()}}, f, indent=2)
     chart_path = os.environ.get("BENCH_CHART", os.path.join(ROOT, "Docs", "bench.svg"))
     chart(medians, chart_path)
     log(f"chart: {chart_path}")

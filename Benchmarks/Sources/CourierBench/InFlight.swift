@@ -13,8 +13,11 @@ struct InFlight: AsyncParsableCommand {
     @Option(help: "A slow URL, as http://127.0.0.1:PORT/delay/2000.") var url: String
     @Option(help: "Queries in flight at once.") var queries = 10_000
     @Option(help: "Connections per host (the rest wait inside curl for one).") var connections = 1_000
+    @Option(help: "group | sendall: a child task per query in one task group, or service.sendAll with all of them in flight.")
+    var pattern = "group"
 
     func run() async throws {
+        guard ["group", "sendall"].contains(pattern) else { throw ValidationError("--pattern: group or sendall") }
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max
@@ -51,12 +54,21 @@ struct InFlight: AsyncParsableCommand {
             let rssBefore = Probe.residentKiB()
             peak.withLock { $0 = (rssBefore, threadsBefore, threadsBefore) }
             let started = ContinuousClock.now
-            let succeeded = try await withTaskExecutorPreference(service.executor) {
-                try await withThrowingTaskGroup(of: Bool.self) { group in
-                    for _ in 0..<queries {
-                        group.addTask { try await service.send(request).status == 200 }
+            let succeeded: Int
+            if pattern == "sendall" {
+                var ok = 0
+                for await (_, result) in service.sendAll(repeatElement(request, count: queries), maxInFlight: queries) {
+                    if (try? result.get().status) == 200 { ok += 1 }
+                }
+                succeeded = ok
+            } else {
+                succeeded = try await withTaskExecutorPreference(service.executor) {
+                    try await withThrowingTaskGroup(of: Bool.self) { group in
+                        for _ in 0..<queries {
+                            group.addTask { try await service.send(request).status == 200 }
+                        }
+                        return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                     }
-                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
             }
             let elapsed = ContinuousClock.now - started
