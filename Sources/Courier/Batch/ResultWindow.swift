@@ -18,10 +18,14 @@ import Synchronization
 final class ResultWindow<Output: Sendable>: Sendable {
     typealias Element = (index: Int, result: Result<Output, any Error>)
 
-    private let inbox: ResultInbox<Element>
     private let driver = LockedValue<Task<Void, Never>?>(nil)
-    /// Set when the consumer runs the jobs itself.
-    private let inline: Inline?
+    /// Where the consumer's results come from: the workers' inbox, or its own task.
+    private let source: Source
+
+    private enum Source: Sendable {
+        case workers(ResultInbox<Element>)
+        case inline(Inline)
+    }
 
     /// Starts the workers. `job(index)` runs one job and returns its result; it never throws.
     /// With `id`, the run is registered in `registry` so that ``ServiceActor/cancel(requestID:)`` reaches it.
@@ -29,18 +33,17 @@ final class ResultWindow<Output: Sendable>: Sendable {
     init(count: Int, width: Int, failFast: Bool, loop: CurlEventLoop?, registeredAs id: String?, in registry: RequestRegistry,
          job: @escaping @Sendable (Int) async -> Result<Output, any Error>,
          skipped: @escaping @Sendable (Int) async -> Result<Output, any Error> = { _ in .failure(CancellationError()) }) {
-        let inbox = ResultInbox<Element>(loop: loop)
-        self.inbox = inbox
         let cursor = Cursor(count: count)
         let workers = min(max(1, width), count)
         // One at a time, a worker would only hand each result to the consumer, who waits for it
         // anyway: the consumer's task runs the job instead. With an ID, cancel(requestID:) needs
         // a task to reach between the consumer's calls, so that run keeps its worker.
         guard width > 1 || id != nil else {
-            inline = Inline(cursor: cursor, failFast: failFast, job: job, skipped: skipped)
+            source = .inline(Inline(cursor: cursor, failFast: failFast, job: job, skipped: skipped))
             return
         }
-        inline = nil
+        let inbox = ResultInbox<Element>(loop: loop)
+        source = .workers(inbox)
         @Sendable func run() async {
             await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<workers {
@@ -88,8 +91,10 @@ final class ResultWindow<Output: Sendable>: Sendable {
     /// The results that arrived since the last call, waiting for at least one; empty once all
     /// have come. `spent` is the consumer's last array, whose storage holds the next results.
     nonisolated(nonsending) func take(_ spent: consuming [Element]) async -> [Element] {
-        if let inline { return await inline.next(spent) }
-        return await inbox.take(spent) { self.cancel() }
+        switch source {
+        case .inline(let inline): return await inline.next(spent)
+        case .workers(let inbox): return await inbox.take(spent) { self.cancel() }
+        }
     }
 
     deinit {
