@@ -47,18 +47,27 @@ extension ServiceActor {
     /// typed query decodes its response where its worker runs, and decoding on the loop would
     /// hold every other transfer meanwhile.
     private nonisolated func window(for batch: QueryBatch) -> ResultWindow<any Sendable> {
-        let items = batch.items
-        return ResultWindow(count: items.count, width: max(1, batch.maxConcurrency ?? configuration.limits.batchConcurrency),
-                            failFast: batch.failFast, loop: nil, registeredAs: nil, in: requests) { [self] index in
-            let result: Result<any Sendable, any Error>
-            do { result = .success(try await items[index].execute(self)) } catch { result = .failure(error) }
-            await items[index].complete?(result)
-            return result
-        } skipped: { index in
-            // Queries never started (fail-fast or cancellation) still get a result each.
-            let result: Result<any Sendable, any Error> = .failure(CancellationError())
-            await items[index].complete?(result)
-            return result
-        }
+        ResultWindow(count: batch.items.count, width: max(1, batch.maxConcurrency ?? configuration.limits.batchConcurrency),
+                     failFast: batch.failFast, loop: nil, registeredAs: nil, in: requests, job: BatchJob(service: self, items: batch.items))
+    }
+}
+
+/// One query of a batch: its result, then its completion handler.
+private struct BatchJob: WindowJob {
+    let service: ServiceActor
+    let items: [BatchItem]
+
+    func run(_ index: Int) async -> Result<any Sendable, any Error> {
+        let result: Result<any Sendable, any Error>
+        do { result = .success(try await items[index].execute(service)) } catch { result = .failure(error) }
+        await items[index].complete?(result)
+        return result
+    }
+
+    /// Queries never started (fail-fast or cancellation) still get a result each, and their handler runs.
+    func skipped(_ index: Int) async -> Result<any Sendable, any Error> {
+        let result: Result<any Sendable, any Error> = .failure(CancellationError())
+        await items[index].complete?(result)
+        return result
     }
 }

@@ -23,14 +23,18 @@ extension ServiceActor {
     /// iteration early, or ``cancel(requestID:)`` with `requestID` does the same.
     public nonisolated func sendAll(_ requests: some Sequence<HTTPRequest>, options: RequestOptions = RequestOptions(),
                                     maxInFlight: Int? = nil, failFast: Bool = false, requestID: String? = nil) -> SendAllResults {
-        sendAll(requests.map { ($0, options) }, maxInFlight: maxInFlight, failFast: failFast, requestID: requestID)
+        SendAllResults(service: self, requests: .shared(Array(requests), options), width: width(maxInFlight),
+                       failFast: failFast, requestID: requestID)
     }
 
     /// ``sendAll(_:options:maxInFlight:failFast:requestID:)`` with options of each request's own.
     public nonisolated func sendAll(_ requests: [(request: HTTPRequest, options: RequestOptions)], maxInFlight: Int? = nil,
                                     failFast: Bool = false, requestID: String? = nil) -> SendAllResults {
-        SendAllResults(service: self, requests: requests, width: max(1, maxInFlight ?? configuration.limits.batchConcurrency),
-                       failFast: failFast, requestID: requestID)
+        SendAllResults(service: self, requests: .each(requests), width: width(maxInFlight), failFast: failFast, requestID: requestID)
+    }
+
+    private nonisolated func width(_ maxInFlight: Int?) -> Int {
+        max(1, maxInFlight ?? configuration.limits.batchConcurrency)
     }
 }
 
@@ -41,20 +45,50 @@ public struct SendAllResults: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     let service: ServiceActor
-    let requests: [(request: HTTPRequest, options: RequestOptions)]
+    let requests: Requests
     let width: Int
     let failFast: Bool
     let requestID: String?
 
     public func makeAsyncIterator() -> Iterator {
-        let service = service, requests = requests
-        let window = ResultWindow<HTTPResponse>(count: requests.count, width: width, failFast: failFast,
-                                                loop: service.loop, registeredAs: requestID, in: service.requests) { index in
-            do { return .success(try await service.send(requests[index].request, options: requests[index].options)) } catch {
+        let window = ResultWindow<HTTPResponse>(count: requests.count, width: width, failFast: failFast, loop: service.loop,
+                                                registeredAs: requestID, in: service.requests,
+                                                job: SendJob(service: service, requests: requests))
+        return Iterator(window: window)
+    }
+
+    /// The requests and their options. One set of options for all is kept once, not once per
+    /// request: with 100,000 requests in flight every byte per request shows.
+    enum Requests: Sendable {
+        case shared([HTTPRequest], RequestOptions)
+        case each([(request: HTTPRequest, options: RequestOptions)])
+
+        var count: Int {
+            switch self {
+            case .shared(let requests, _): requests.count
+            case .each(let requests): requests.count
+            }
+        }
+
+        subscript(index: Int) -> (request: HTTPRequest, options: RequestOptions) {
+            switch self {
+            case .shared(let requests, let options): (requests[index], options)
+            case .each(let requests): requests[index]
+            }
+        }
+    }
+
+    /// One request of the run, sent through the one pipeline.
+    struct SendJob: WindowJob {
+        let service: ServiceActor
+        let requests: Requests
+
+        func run(_ index: Int) async -> Result<HTTPResponse, any Error> {
+            let (request, options) = requests[index]
+            do { return .success(try await service.send(request, options: options)) } catch {
                 return .failure(error)
             }
         }
-        return Iterator(window: window)
     }
 
     public struct Iterator: AsyncIteratorProtocol {
