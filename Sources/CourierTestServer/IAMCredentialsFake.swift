@@ -12,7 +12,6 @@ public final class IAMCredentialsFake: Sendable {
         var accessTokens = 0
         var idTokens = 0
         var signedBlobs = 0
-        var signingKey: RSASigningKey?
         var requests = 0
         var lastDelegates: [String] = []
         var lastScopes: [String] = []
@@ -32,15 +31,13 @@ public final class IAMCredentialsFake: Sendable {
     public var idTokenCount: Int { state.withLock { $0.idTokens } }
     public var signBlobCount: Int { state.withLock { $0.signedBlobs } }
 
-    /// The key `signBlob` signs with, for every account: made at its first use (2048 bits take a while).
+    /// The key `signBlob` signs with, for every account: made at its first use and shared by every
+    /// test server in the process (a 2048-bit key costs about 100 ms of CPU; the suite starts hundreds of servers).
     private func signingKey() throws -> RSASigningKey {
-        try state.withLock { state in
-            if let key = state.signingKey { return key }
-            let key = try RSASigningKey()
-            state.signingKey = key
-            return key
-        }
+        try Self.sharedSigningKey.get()
     }
+
+    private static let sharedSigningKey = Result { try RSASigningKey() }
 
     /// The public half of `signBlob`'s key (SubjectPublicKeyInfo PEM), to verify what it signed.
     public func signingPublicKeyPEM() throws -> String { try signingKey().publicKeyPEM }

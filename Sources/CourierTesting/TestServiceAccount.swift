@@ -17,8 +17,28 @@ public struct TestServiceAccount: Sendable {
     public let publicKeyPEM: String
     public let key: ServiceAccountKey
 
+    /// The key pair a ``TestServiceAccount`` holds.
+    public enum KeyPair: Sendable {
+        /// A pair made now, of `bits` (2048 bits cost about 100 ms of CPU, more on a busy machine).
+        case fresh(bits: Int)
+        /// One 2048-bit pair, made at its first use and shared by every account in the process
+        /// that asks for it: for a test that needs a valid account, not a key of its own.
+        case sharedInProcess
+    }
+
+    /// An account with a key pair of its own, of `bits`.
     public init(email: String = "robot@test-project.iam.example.com", tokenURL: URL, bits: Int = 2048) throws {
-        guard let pair = RSAPrivateKey.generatePEM(bits: bits) else {
+        try self.init(email: email, tokenURL: tokenURL, keyPair: .fresh(bits: bits))
+    }
+
+    /// An account with the key pair `keyPair` says.
+    public init(email: String = "robot@test-project.iam.example.com", tokenURL: URL, keyPair: KeyPair) throws {
+        let made: (privateKey: String, publicKey: String)?
+        switch keyPair {
+        case .fresh(let bits): made = RSAPrivateKey.generatePEM(bits: bits)
+        case .sharedInProcess: made = Self.sharedPair
+        }
+        guard let pair = made else {
             throw AuthError.signing
         }
         self.email = email
@@ -30,6 +50,9 @@ public struct TestServiceAccount: Sendable {
         ], options: [.sortedKeys])
         key = try ServiceAccountKey(json: keyFileJSON)
     }
+
+    /// Made once, on first use (a static is initialised once, thread-safely).
+    private static let sharedPair = RSAPrivateKey.generatePEM(bits: 2048)
 
     /// Writes the key file to `url` (mode 0600) and returns `url`.
     @discardableResult

@@ -14,7 +14,7 @@ import Testing
         let testbench = try await StorageTestbench.start()
         testbench.createBucket("signed")
         let account = try TestServiceAccount(email: "signer@test-project.iam.gserviceaccount.com",
-                                             tokenURL: testbench.baseURL.appendingPathComponent("token"))
+                                             tokenURL: testbench.baseURL.appendingPathComponent("token"), keyPair: .sharedInProcess)
         do {
             try testbench.trust(account: account.email, publicKeyPEM: account.publicKeyPEM)
             try await withCheckedService(configuration: .suite()) { try await body(testbench, $0, account) }

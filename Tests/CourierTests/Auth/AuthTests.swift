@@ -24,7 +24,7 @@ enum AuthFixtures {
     static func serviceAccount(registeredWith server: TestServer, email: String = "robot@project.iam.example.com")
         throws -> (file: URL, json: Data, privateKey: String)
     {
-        let account = try TestServiceAccount(email: email, tokenURL: server.url("/token"))
+        let account = try TestServiceAccount(email: email, tokenURL: server.url("/token"), keyPair: .sharedInProcess)
         try server.tokens.registerServiceAccount(email: email, publicKeyPEM: account.publicKeyPEM)
         let file = try account.writeKeyFile(to: FileManager.default.temporaryDirectory.appendingPathComponent("sa-\(UUID()).json"))
         let object = try JSONSerialization.jsonObject(with: account.keyFileJSON) as? [String: Any]

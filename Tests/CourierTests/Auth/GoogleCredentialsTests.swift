@@ -331,7 +331,8 @@ import Testing
     @Test func selfSignedJWTsMakeNoTokenRoundTrip() async throws {
         try await withTestServer { server in
             server.notes.seed(count: 1)
-            let account = try TestServiceAccount(email: "signer@test-project.iam.example.com", tokenURL: server.url("/token"))
+            let account = try TestServiceAccount(email: "signer@test-project.iam.example.com", tokenURL: server.url("/token"),
+                                                 keyPair: .sharedInProcess)
             try server.tokens.registerServiceAccount(email: account.email, publicKeyPEM: account.publicKeyPEM)
             let scoped = try ServiceAccountAuthorizer(key: account.key, scopes: ["notes.read"], selfSignedJWT: .always)
             let audienced = try ServiceAccountAuthorizer(key: account.key, scopes: [], selfSignedJWT: .always)

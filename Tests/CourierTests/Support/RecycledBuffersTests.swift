@@ -34,7 +34,10 @@ import Testing
         #expect(buffers.retainedByteCount == 0)
         let kept = (0..<4).map { _ in buffers.take(atLeast: 1500) }
         for buffer in kept { buffers.give(buffer) }
-        #expect(buffers.retainedByteCount == 2 * RecycledBuffers.capacity(of: kept[0])) // two of the four fit
+        // Two of the four fit, the first two given. Each one's capacity is its own: malloc may
+        // hand out a chunk a little larger than another of the same request (3,040 against
+        // 2 × 1,528 once, in the parallel suite).
+        #expect(buffers.retainedByteCount == RecycledBuffers.capacity(of: kept[0]) + RecycledBuffers.capacity(of: kept[1]))
         while buffers.retainedByteCount > 0 { free(buffers.take(atLeast: 1)) }
     }
 
