@@ -112,8 +112,9 @@ import Testing
     @Test func pauseLetsTheChunkFinishAndResumeNeedsNoStatusQuery() async throws {
         // Fixed chunks: growing ones could make the chunk in flight the last, which no pause can stop.
         try await uploading(8 << 20, configure: { $0.adaptiveChunkSize = false }) { server, _, task, file in
-            // Paused at once: it lands after the request in flight. (Waiting to see bytes sent
-            // first could miss the upload's end on a loaded machine.)
+            // After a chunk is acknowledged (32 of them: the pause lands well before the end), so
+            // that the session the pause keeps is known.
+            #expect(await eventually { task.currentProgress.bytesSent > 0 })
             task.pause()
             #expect(await eventually { task.isPaused })
             let received = task.currentProgress.bytesSent
