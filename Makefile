@@ -22,7 +22,7 @@ PHASE := $(CURDIR)/Scripts/phase.sh
 LEAN_FLAGS := -Xswiftc -gline-tables-only
 BUILD_FLAGS := $(if $(filter 1,$(LEAN)),$(LEAN_FLAGS))
 
-.PHONY: all deps peers build test run netem report-check bench bench-openapi bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate openapi-generate generated-check generated-corpus fuzz sanitize docs clean
+.PHONY: all deps peers build test run netem report-check bench bench-openapi bench-transfers bench-resilience instructions flamegraphs bench-check bench-thresholds soak generate openapi-generate generated-check generated-corpus fuzz sanitize sanitize-thread sanitize-address docs clean
 
 all: build
 
@@ -210,13 +210,18 @@ SANITIZE_WIDTH := --experimental-maximum-parallelization-width 4
 # options as the suite: without them LeakSanitizer failed the ASan build on the tool's exit.
 TSAN_RUN_OPTIONS := suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_error=0:exitcode=66:log_path=$(CURDIR)/.build-tsan/reports/tsan
 ASAN_RUN_OPTIONS := detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan
-sanitize: peers deps
-	rm -rf .build-tsan/reports .build-asan/reports; mkdir -p .build-tsan/reports .build-asan/reports
+sanitize: sanitize-thread sanitize-address
+
+sanitize-thread: peers deps
+	rm -rf .build-tsan/reports; mkdir -p .build-tsan/reports
 	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) $(PHASE) tsan-build $(SWIFT) build --build-tests $(LEAN_FLAGS) --sanitize=thread --scratch-path .build-tsan \
 		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) \
 		$(PHASE) tsan-suite $(SWIFT) test --skip-build $(LEAN_FLAGS) --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
 		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
+
+sanitize-address: peers deps
+	rm -rf .build-asan/reports; mkdir -p .build-asan/reports
 	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) $(PHASE) asan-build $(SWIFT) build --build-tests $(LEAN_FLAGS) --sanitize=address --scratch-path .build-asan \
 		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
 	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) \
@@ -233,4 +238,4 @@ fuzz: deps
 	Fuzz/run.sh
 
 clean:
-	rm -rf .build .fuzz
+	rm -rf .build .fuzz .build-fuzz .build-tsan .build-asan

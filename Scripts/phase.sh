@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # Scripts/phase.sh NAME COMMAND [ARG...]: runs COMMAND and appends its wall time to the phase log
 # ($PHASE_LOG, default .build/phase-times.tsv) as "NAME<TAB>seconds<TAB>exit status<TAB>CPU
-# seconds", so a CI run can say where its time went and how busy the cores were meanwhile
-# (`Scripts/phase.sh --report` prints the table). A script times
+# seconds<TAB>MiB of build folders<TAB>MiB free", so a CI run can say where its time went, how busy
+# the cores were meanwhile, and how much disk its builds held after each phase (CI's disk has no
+# set size: one run failed with "No space left on device") (`Scripts/phase.sh --report` prints the table). A script times
 # its own shell functions with `Scripts/phase.sh --record NAME START STATUS` (START from date +%s.%N).
 set -uo pipefail
 log=${PHASE_LOG:-$(cd "$(dirname "$0")/.." && pwd)/.build/phase-times.tsv}
 if [ "${1:-}" = --report ]; then
     [ -f "$log" ] || exit 0
     cores=$(nproc 2>/dev/null || echo 1)
-    printf '  %-28s %7s %9s %6s\n' phase wall CPU busy
-    awk -F'\t' -v cores="$cores" '{ total += $2; cpu += $4
-        printf "  %-28s %6.0fs %8.0fs %5.0f%%%s\n", $1, $2, $4, ($2 > 0 ? 100 * $4 / ($2 * cores) : 0), ($3 == 0 ? "" : "  (exit " $3 ")") }
-        END { printf "  %-28s %6.0fs %8.0fs %5.0f%%  (%d min)\n", "total", total, cpu, (total > 0 ? 100 * cpu / (total * cores) : 0), total / 60 }' "$log"
+    printf '  %-28s %7s %9s %6s %9s %9s\n' phase wall CPU busy builds free
+    awk -F'\t' -v cores="$cores" '{ total += $2; cpu += $4; if ($5 > peak) peak = $5; if (NR == 1 || $6 < least) least = $6
+        printf "  %-28s %6.0fs %8.0fs %5.0f%% %6.1fGiB %6.1fGiB%s\n", $1, $2, $4, ($2 > 0 ? 100 * $4 / ($2 * cores) : 0), $5 / 1024, $6 / 1024, ($3 == 0 ? "" : "  (exit " $3 ")") }
+        END { printf "  %-28s %6.0fs %8.0fs %5.0f%% %6.1fGiB %6.1fGiB  (%d min; builds at most, free at least)\n", "total", total, cpu, (total > 0 ? 100 * cpu / (total * cores) : 0), peak / 1024, least / 1024, total / 60 }' "$log"
     exit 0
 fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+# MiB the checkout's build folders hold, and MiB free on its file system.
+disk() {
+    local used
+    used=$(du -sm "$root"/.build* "$root"/.fuzz 2>/dev/null | awk '{ m += $1 } END { print m + 0 }')
+    printf '%s\t%s' "$used" "$(df -Pm "$root" | awk 'NR == 2 { print $4 }')"
+}
 record() { # name start status [cpu seconds]
     mkdir -p "$(dirname "$log")"
-    printf '%s\t%s\t%s\t%s\n' "$1" "$(awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$3" "${4:-0}" >> "$log"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$(awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$3" "${4:-0}" "$(disk)" >> "$log"
 }
 # The CPU seconds (user + system) of this shell's finished children, from the `times` builtin.
 # `times` must run in this shell itself: in a pipeline or $(…) it reports a subshell's children.
