@@ -16,14 +16,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import time
 
 import instructions
 from harness import (AHC, BENCH, C, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
-                     ab, bench_client, build, c_client, courier_load, h2load, log, nginx, render_chart, run, wrk)
+                     ab, bench_client, build, c_client, courier_load, h2load, log, nginx, render_chart, run, test_server, wrk)
 
 CASES = [
     # (label, in flight, protocol, measure)
@@ -67,15 +66,10 @@ def inflight_probe(pattern):
     task per query in one task group) or `sendall` (service.sendAll with all of them in flight)."""
     queries = int(os.environ.get("BENCH_INFLIGHT_QUERIES", "100000"))
     delay = int(os.environ.get("BENCH_INFLIGHT_DELAY_MS", "200"))
-    server = subprocess.Popen([BENCH, "serve"], stdout=subprocess.PIPE, text=True)
-    try:
-        base = server.stdout.readline().strip()
+    with test_server() as base:
         out = run([BENCH, "inflight", "--url", f"{base}/delay/{delay}", "--queries", str(queries), "--connections", "1000",
                    "--pattern", pattern])
         return queries, out.strip()
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait()
 
 
 PROTOCOL_TITLES = {"http": "HTTP/1.1, plain", "https/1.1": "HTTPS/1.1 (TLS, a connection per request in flight)",

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,8 +46,7 @@ def build():
     log("building: courier (release), CourierBench (release), the C baseline")
     subprocess.run(["swift", "build", "-c", "release", "--product", "courier"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
-    subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"),
-                   check=True, stdout=subprocess.DEVNULL)
+    build_bench()
     build_c()
 
 
@@ -234,6 +234,24 @@ def nginx():
         process.terminate()
         process.wait()
         shutil.rmtree(prefix, ignore_errors=True)
+
+
+def build_bench():
+    """CourierBench in release (its `serve` is the test server in a process of its own)."""
+    subprocess.run(["swift", "build", "-c", "release", "--product", "CourierBench"], cwd=os.path.join(ROOT, "Benchmarks"),
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def test_server():
+    """`CourierBench serve` (the test server) in its own process for a `with` block; yields its base
+    URL, without a trailing slash. Its own work then stays out of the client's figures."""
+    server = subprocess.Popen([BENCH, "serve"], stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().strip()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait()
 
 
 CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",

@@ -10,7 +10,8 @@ import Foundation
 // Targets come from COURIER_BENCH_URL / COURIER_BENCH_TLS_URL when set (nginx in another
 // process, so the server's work is not counted); otherwise an in-process test server, whose CPU
 // and allocations then appear in the figures too, and no TLS cases. Batches, uploads and the
-// many-in-flight case always use the test server, which has those endpoints.
+// many-in-flight case use the test server, which has those endpoints: COURIER_BENCH_SERVER_URL
+// (`CourierBench serve` in another process, as `make bench-check` runs it) or one in this process.
 //
 // Names have no spaces or slashes: package-benchmark 1.38.1 writes threshold files under a
 // name with those replaced by underscores, but reads them back under the name as given, so a

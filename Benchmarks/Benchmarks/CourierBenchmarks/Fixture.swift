@@ -41,13 +41,30 @@ actor Fixture {
         return started
     }
 
+    /// The test server's base URL (no trailing slash): COURIER_BENCH_SERVER_URL (`CourierBench
+    /// serve` in another process, as `make bench-check` runs it, so the figures are Courier's
+    /// alone: in this process the server's allocations moved a wire batch's count by over 1.5 %
+    /// between runs of unchanged code), or a test server started in this process.
+    private func serverBase() async throws -> URL {
+        if let text = ProcessInfo.processInfo.environment["COURIER_BENCH_SERVER_URL"], let url = URL(string: text) {
+            return url
+        }
+        return try await testServer().baseURL
+    }
+
+    private func serverURL(_ pathAndQuery: String) async throws -> URL {
+        let base = try await serverBase()
+        guard let url = URL(string: base.absoluteString + pathAndQuery) else { throw URLError(.badURL) }
+        return url
+    }
+
     /// Where concurrent GETs go: COURIER_BENCH_URL (a base URL serving /json/1024) or the test server.
     func target() async throws -> Target {
         let base: URL
         if let external = ProcessInfo.processInfo.environment["COURIER_BENCH_URL"], let url = URL(string: external) {
             base = url
         } else {
-            base = try await testServer().baseURL
+            base = try await serverBase()
         }
         if loadService == nil { loadService = try ServiceActor(configuration: Self.loadConfiguration()) }
         return Target(service: loadService!, json1K: base.appendingPathComponent("json/1024"),
@@ -85,27 +102,27 @@ actor Fixture {
     /// The test server's route that answers after `milliseconds`, and a service that keeps up
     /// to 1,000 connections to it: for many queries in flight at once.
     func slowTarget(milliseconds: Int) async throws -> (service: ServiceActor, url: URL) {
-        let server = try await testServer()
+        let url = try await serverURL("/delay/\(milliseconds)")
         var configuration = ServiceActor.Configuration()
         configuration.limits.connections = ConnectionLimits(maxConnectionsPerHost: 1000, maxConcurrentTransfersPerHost: 1000,
                                                             maxConcurrentTransfers: 1000)
         configuration.limits.maxConcurrentQueries = nil
         if slowService == nil { slowService = try ServiceActor(configuration: configuration) }
-        return (slowService!, server.url("/delay/\(milliseconds)"))
+        return (slowService!, url)
     }
 
     func notes() async throws -> Notes {
         if let notesFixture { return notesFixture }
-        let server = try await testServer()
+        let base = try await serverBase()
         var configuration = ServiceActor.Configuration()
         configuration.limits.batchConcurrency = 10
         configuration.transport.timeouts = Timeouts(connect: .seconds(10), idle: .seconds(60))
         let service = try ServiceActor(configuration: configuration)
-        _ = try await service.send(HTTPRequest(method: .post, url: server.url("/notes/v1/reset")))
-        _ = try await service.send(HTTPRequest(method: .post, url: server.url("/notes/v1/seed?count=100")))
+        _ = try await service.send(HTTPRequest(method: .post, url: try await serverURL("/notes/v1/reset")))
+        _ = try await service.send(HTTPRequest(method: .post, url: try await serverURL("/notes/v1/seed?count=100")))
         let notes = Notes(service: service,
-                          api: APIDescription(name: "notes", version: "v1", rootURL: server.baseURL, servicePath: "notes/v1/"),
-                          files: APIDescription(name: "files", version: "v1", rootURL: server.baseURL, servicePath: "files/v1/"))
+                          api: APIDescription(name: "notes", version: "v1", rootURL: base, servicePath: "notes/v1/"),
+                          files: APIDescription(name: "files", version: "v1", rootURL: base, servicePath: "files/v1/"))
         notesFixture = notes
         return notes
     }
