@@ -212,21 +212,22 @@ TSAN_RUN_OPTIONS := suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_er
 ASAN_RUN_OPTIONS := detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan
 sanitize: sanitize-thread sanitize-address
 
+# One sanitizer's build and suite: $(1) the sanitizer (thread, address), $(2) its build folder's
+# suffix (tsan, asan), $(3) its options variable (TSAN_OPTIONS, ASAN_OPTIONS), $(4) their value.
+define sanitized-suite
+	rm -rf .build-$(2)/reports; mkdir -p .build-$(2)/reports
+	$(3)=$(4) $(PHASE) $(2)-build $(SWIFT) build --build-tests $(LEAN_FLAGS) --sanitize=$(1) --scratch-path .build-$(2) \
+		|| { status=$$?; cat .build-$(2)/reports/* 2>/dev/null; exit $$status; }
+	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-$(2)/test-logs $(3)=$(4) \
+		$(PHASE) $(2)-suite $(SWIFT) test --skip-build $(LEAN_FLAGS) --sanitize=$(1) --scratch-path .build-$(2) --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
+		|| { status=$$?; cat .build-$(2)/reports/* 2>/dev/null; exit $$status; }
+endef
+
 sanitize-thread: peers deps
-	rm -rf .build-tsan/reports; mkdir -p .build-tsan/reports
-	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) $(PHASE) tsan-build $(SWIFT) build --build-tests $(LEAN_FLAGS) --sanitize=thread --scratch-path .build-tsan \
-		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
-	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-tsan/test-logs TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) \
-		$(PHASE) tsan-suite $(SWIFT) test --skip-build $(LEAN_FLAGS) --sanitize=thread --scratch-path .build-tsan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
-		|| { status=$$?; cat .build-tsan/reports/* 2>/dev/null; exit $$status; }
+	$(call sanitized-suite,thread,tsan,TSAN_OPTIONS,$(TSAN_RUN_OPTIONS))
 
 sanitize-address: peers deps
-	rm -rf .build-asan/reports; mkdir -p .build-asan/reports
-	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) $(PHASE) asan-build $(SWIFT) build --build-tests $(LEAN_FLAGS) --sanitize=address --scratch-path .build-asan \
-		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
-	COURIER_TEST_LOG_DIR=$(CURDIR)/.build-asan/test-logs ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) \
-		$(PHASE) asan-suite $(SWIFT) test --skip-build $(LEAN_FLAGS) --sanitize=address --scratch-path .build-asan --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
-		|| { status=$$?; cat .build-asan/reports/* 2>/dev/null; exit $$status; }
+	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS))
 
 ## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs
 docs: deps

@@ -3,10 +3,12 @@
 # ($PHASE_LOG, default .build/phase-times.tsv) as "NAME<TAB>seconds<TAB>exit status<TAB>CPU
 # seconds<TAB>MiB of build folders<TAB>MiB free", so a CI run can say where its time went, how busy
 # the cores were meanwhile, and how much disk its builds held after each phase (CI's disk has no
-# set size: one run failed with "No space left on device") (`Scripts/phase.sh --report` prints the table). A script times
-# its own shell functions with `Scripts/phase.sh --record NAME START STATUS` (START from date +%s.%N).
+# set size: one run failed with "No space left on device"). `Scripts/phase.sh --report` prints the
+# table. A script times its own shell functions with
+# `Scripts/phase.sh --record NAME START STATUS` (START from date +%s.%N).
 set -uo pipefail
-log=${PHASE_LOG:-$(cd "$(dirname "$0")/.." && pwd)/.build/phase-times.tsv}
+root=$(cd "$(dirname "$0")/.." && pwd)
+log=${PHASE_LOG:-$root/.build/phase-times.tsv}
 if [ "${1:-}" = --report ]; then
     [ -f "$log" ] || exit 0
     cores=$(nproc 2>/dev/null || echo 1)
@@ -16,7 +18,6 @@ if [ "${1:-}" = --report ]; then
         END { printf "  %-28s %6.0fs %8.0fs %5.0f%% %6.1fGiB %6.1fGiB  (%d min; builds at most, free at least)\n", "total", total, cpu, (total > 0 ? 100 * cpu / (total * cores) : 0), peak / 1024, least / 1024, total / 60 }' "$log"
     exit 0
 fi
-root=$(cd "$(dirname "$0")/.." && pwd)
 # MiB the checkout's build folders hold, and MiB free on its file system.
 disk() {
     local used
