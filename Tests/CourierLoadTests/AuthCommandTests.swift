@@ -69,13 +69,12 @@ import Testing
             defer { try? FileManager.default.removeItem(at: home) }
             // $BROWSER starts headless Chromium in the background, as a desktop browser opens a tab and returns.
             let script = home.appendingPathComponent("browser.sh")
-            try Data("""
+            try writeExecutable("""
                 #!/bin/sh
                 '\(try Chromium.binary())' --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions \
                   --disable-background-networking --disable-dev-shm-usage --user-data-dir='\(home.path)/profile' "$1" >/dev/null 2>&1 &
                 echo $! > '\(home.path)/browser.pid'
-                """.utf8).write(to: script)
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+                """, to: script)
             var withBrowser = environment
             withBrowser["BROWSER"] = script.path
             let login = try await Chromium.oneAtATime {

@@ -243,3 +243,24 @@ package final class FaultInjector: Authorizer {
     package func authorize(_ request: inout HTTPRequest) async throws { request.headers["X-Courier-Fault"] = header }
     package func invalidate(_ rejected: HTTPRequest) async { invalidations.add(1, ordering: .relaxed) }
 }
+
+/// Writes `text` to `url` as an executable script (mode 0700) through a descriptor opened with
+/// `O_CLOEXEC`. Foundation's `Data.write` opens without it, so a process another test spawned in
+/// that instant inherited the descriptor, kept the file open for writing, and running the script
+/// then failed with "Text file busy" (ETXTBSY): once in the ASan suite.
+package func writeExecutable(_ text: String, to url: URL) throws {
+    let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
+    guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    defer { close(descriptor) }
+    let bytes = Array(text.utf8)
+    var written = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        written += count
+    }
+    guard fchmod(descriptor, 0o700) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+}

@@ -21,8 +21,7 @@ import Testing
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("executable-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let path = folder.appendingPathComponent("source.sh")
-            try Data("#!/bin/sh\necho run >> '\(folder.path)/runs'\n\(script)\n".utf8).write(to: path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path.path)
+            try writeExecutable("#!/bin/sh\necho run >> '\(folder.path)/runs'\n\(script)\n", to: path)
             var executable: [String: Any] = ["command": "\(path.path) --flag", "timeout_millis": timeoutMillis]
             if outputFile { executable["output_file"] = folder.appendingPathComponent("cache.json").path }
             let credentials = folder.appendingPathComponent("credentials.json")
