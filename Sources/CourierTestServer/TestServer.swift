@@ -45,16 +45,19 @@ public final class TestServer: Sendable {
     public let faults: FaultCounts
     /// The `quota-N` fault's windows, per header value.
     public let quotas: QuotaLedger
+    /// Gates that hold `GET /gate/{name}` until the test opens them.
+    public let gates: TestServerGates
     private let lifecycle: ServerLifecycle
     private let application: RunningApplication
     private let faultServer: RawFaultServer
 
     private init(baseURL: URL, faultURL: URL, counters: TestServerCounters, notes: NotesAPI, tokens: TokenServer, files: FilesAPI,
-                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, discovery: DiscoveryFake, faults: FaultCounts, quotas: QuotaLedger, lifecycle: ServerLifecycle, application: RunningApplication,
+                 metadata: MetadataServerFake, sts: STSFake, iam: IAMCredentialsFake, discovery: DiscoveryFake, faults: FaultCounts, quotas: QuotaLedger, gates: TestServerGates, lifecycle: ServerLifecycle, application: RunningApplication,
                  faultServer: RawFaultServer) {
         self.faults = faults
         self.discovery = discovery
         self.quotas = quotas
+        self.gates = gates
         self.lifecycle = lifecycle
         self.baseURL = baseURL
         self.faultURL = faultURL
@@ -98,6 +101,8 @@ public final class TestServer: Sendable {
         let quotas = QuotaLedger()
         router.middlewares.add(FaultMiddleware(lifecycle: lifecycle, quotas: quotas))
         HTTPBinRoutes.add(to: router, lifecycle: lifecycle)
+        let gates = TestServerGates()
+        gates.add(to: router, lifecycle: lifecycle)
         CountingRoutes.add(to: router)
         SampleJSON.add(to: router)
         PagedShapes.add(to: router)
@@ -140,7 +145,7 @@ public final class TestServer: Sendable {
         return TestServer(
             baseURL: URL(string: "http://\(host):\(port)")!,
             faultURL: URL(string: "http://\(host):\(faultServer.port)")!,
-            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, discovery: discovery, faults: faults, quotas: quotas, lifecycle: lifecycle, application: running, faultServer: faultServer
+            counters: counters, notes: notes, tokens: tokens, files: files, metadata: metadata, sts: sts, iam: iam, discovery: discovery, faults: faults, quotas: quotas, gates: gates, lifecycle: lifecycle, application: running, faultServer: faultServer
         )
     }
 

@@ -37,6 +37,8 @@ public actor ServiceActor {
     nonisolated let guardsAttempts: Bool
     /// False from the start of ``shutdown(_:)``: the pipeline then refuses new attempts, mocked ones too.
     private nonisolated let accepting = Atomic<Bool>(true)
+    /// Whether ``shutdown(_:)`` has not begun yet.
+    nonisolated var isAccepting: Bool { accepting.load(ordering: .acquiring) }
     private var phase = Phase.running
     /// Transfer numbers (for logs): taken on the caller's thread, which builds the transfer.
     nonisolated let transferIDs = Atomic<UInt64>(0)

@@ -17,6 +17,11 @@ extension Notes {
     static func delay(_ milliseconds: Int) -> Query<GenericObject> {
         Query(api: TestAPIs.notes, name: "delay", path: URITemplate("/delay/\(milliseconds)"))
     }
+
+    /// Answered once the test opens the server's gate `name` (``TestServerGates``).
+    static func gate(_ name: String) -> Query<GenericObject> {
+        Query(api: TestAPIs.notes, name: "gate", path: URITemplate("/gate/\(name)"))
+    }
 }
 
 func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configuration) -> Void = { _ in },
@@ -297,13 +302,17 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
 
     @Test func aQueuedQueryHonoursCancellation() async throws {
         try await withNotesService(configure: { $0.limits.maxConcurrentQueries = 1 }) { server, service in
-            let holder = Task { try await service.execute(Notes.delay(1500)) }
+            // The holder stays at the server's gate until the queued query has been cancelled,
+            // however slowly this test's steps run.
+            let holder = Task { try await service.execute(Notes.gate("holder")) }
             #expect(await eventually { server.counters.inFlight == 1 })
             let queued = Task { try await service.execute(Notes.delay(10)) }
-            try await Task.sleep(for: .milliseconds(50))
+            #expect(await eventually { service.limiter?.waiting == 1 })
             queued.cancel()
             await #expect(throws: CancellationError.self) { try await queued.value }
-            #expect(try await holder.value.json["delayedMs"] == 1500)
+            server.gates.open("holder")
+            let held = try await holder.value
+            #expect(held.json["gate"] == "holder")
             #expect(server.counters.requests == 1)
         }
     }

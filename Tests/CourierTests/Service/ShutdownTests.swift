@@ -73,12 +73,13 @@ import Testing
     @Test func drainingShutdownLetsTransfersFinish() async throws {
         try await withTestServer { server in
             let service = try ServiceActor(configuration: .suite())
-            // 3 s at the server: all ten must be in flight at once, and in the parallel suite the
-            // tasks that send them may start a second or more apart (300 ms once let the first
-            // answers come back before the last request left).
-            let inFlight = (0..<10).map { _ in Task { try await service.send(HTTPRequest(url: server.url("/delay/3000"))) } }
+            // All ten wait at the server's gate, which opens only once the shutdown has begun.
+            let inFlight = (0..<10).map { _ in Task { try await service.send(HTTPRequest(url: server.url("/gate/drain"))) } }
             #expect(await eventually { await service.stats.liveTransfers == 10 })
-            await service.shutdown(.drain)
+            let shutdown = Task { await service.shutdown(.drain) }
+            #expect(await eventually { !service.isAccepting })
+            server.gates.open("drain")
+            await shutdown.value
             for task in inFlight { #expect(try await task.value.status == 200) }
         }
     }
