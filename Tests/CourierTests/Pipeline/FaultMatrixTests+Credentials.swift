@@ -28,8 +28,9 @@ extension FaultMatrixTests {
             // The token expired on the server: one 401, one refresh, then success.
             let grantsBefore = server.tokens.refreshCount
             // The count of grants is exact only if no token request times out after the server
-            // granted it (then the retry is a third grant): at the suite's start, on two cores,
-            // the in-process server has stalled past 15 s, so this run gets a minute.
+            // granted it (then the retry is a third grant). With every test at once on two cores
+            // (a plain `swift test`), the in-process server has stalled past 15 s at the suite's
+            // start, so this run gets a minute; `make test` runs 16 at a time and it answers in ms.
             let expired = try await Self.run(operation, Self.authorized(server, fault: "401x1", idle: .seconds(60)), server: server,
                                              fileID: fileID, label: "401")
             #expect(expired == nil, "\(operation) after a 401: \(String(describing: expired))")

@@ -147,34 +147,33 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(5)), arguments: Operation.allCases)
-    func transientFaultsEndInSuccess(operation: Operation) async throws {
+    // One case per operation and fault, each with a server of its own: the faults of one
+    // operation in turn took 45 s in the parallel suite (the stalls wait out idle timeouts and
+    // retries), the longest path through the whole suite.
+    @Test(.timeLimit(.minutes(5)), arguments: Operation.allCases, FaultMatrixTests.transient)
+    func transientFaultsEndInSuccess(operation: Operation, fault: String) async throws {
         try await withTestServer { server in
             let fileID = try await Self.prepare(server)
-            for fault in Self.transient {
-                let error = try await Self.run(operation, Self.configuration(root: server.baseURL, fault: fault), server: server,
-                                               fileID: fileID, label: fault)
-                #expect(error == nil, "\(operation) under \(fault): \(String(describing: error))")
-            }
+            let error = try await Self.run(operation, Self.configuration(root: server.baseURL, fault: fault), server: server,
+                                           fileID: fileID, label: fault)
+            #expect(error == nil, "\(operation) under \(fault): \(String(describing: error))")
             await Self.expectNothingLeftOpen(server)
         }
     }
 
-    @Test(.timeLimit(.minutes(5)), arguments: Operation.allCases)
-    func wireFaultsEndInTypedErrors(operation: Operation) async throws {
+    @Test(.timeLimit(.minutes(5)), arguments: Operation.allCases, FaultMatrixTests.fatal)
+    func wireFaultsEndInTypedErrors(operation: Operation, fault: String) async throws {
         try await withTestServer { server in
             let fileID = try await Self.prepare(server)
-            for fault in Self.fatal {
-                let root = fault == "stall-body" ? server.baseURL : server.faultURL
-                let error = try await Self.run(operation, Self.configuration(root: root, fault: fault, idle: .seconds(2)),
-                                               server: server, fileID: fileID, label: fault, within: .seconds(40))
-                if let error {
-                    #expect(Self.isTyped(error), "\(operation) under \(fault) ended in an untyped \(type(of: error)): \(error)")
-                } else {
-                    Issue.record("\(operation) under \(fault) succeeded against a server that only faults")
-                }
+            let root = fault == "stall-body" ? server.baseURL : server.faultURL
+            let error = try await Self.run(operation, Self.configuration(root: root, fault: fault, idle: .seconds(2)),
+                                           server: server, fileID: fileID, label: fault, within: .seconds(40))
+            if let error {
+                #expect(Self.isTyped(error), "\(operation) under \(fault) ended in an untyped \(type(of: error)): \(error)")
+            } else {
+                Issue.record("\(operation) under \(fault) succeeded against a server that only faults")
             }
-            // Services are gone: their sockets and files must be too.
+            // The service is gone: its sockets and files must be too.
             await Self.expectNothingLeftOpen(server)
         }
     }
