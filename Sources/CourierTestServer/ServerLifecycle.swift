@@ -78,11 +78,12 @@ package struct RunningApplication: Sendable {
     /// suite the listener closed a median of 1.5 s after the stop began (p90 3.6 s), so a cap
     /// counted from the stop's start cancelled most applications while they still listened.
     ///
-    /// The cap also bounds a slow but healthy stop. Alone, a stop takes 4–16 ms. In the parallel
-    /// suite most stops in its first 20 s reach the cap: both cores are busy, and a round trip
-    /// through NIO's loop from a server task took a median of 0.43 s then (1.2 s at p90), 2 ms
-    /// later in the run. Servers on threads of their own (`ServerExecutor`, tried twice) did not
-    /// change that. Hummingbird's report of the cancellation is below the logger's level.
+    /// The cap also bounds a slow but healthy stop. Alone, a stop takes 4–16 ms. With the whole
+    /// suite at once on two cores (a plain `swift test`), most stops in its first 20 s reach the
+    /// cap: a round trip through NIO's loop from a server task took a median of 0.43 s then (1.2 s
+    /// at p90), 2 ms later in the run. Servers on threads of their own (`ServerExecutor`, tried
+    /// twice) did not change that; `make test` runs 16 tests at a time, and its stops take 0.04 s
+    /// (median). Hummingbird's report of the cancellation is below the logger's level.
     package func stop(grace: Duration = .seconds(2)) async {
         await group.triggerGracefulShutdown()
         try? await listener.closeFuture.get()
