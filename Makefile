@@ -91,8 +91,9 @@ FUZZ_TEST_SECONDS ?= 30
 
 # At most 16 tests at a time. All ~680 at once oversubscribe two cores for the suite's first 20 s:
 # a round trip through NIO's loop from a test server's task then took 0.43 s (median) and most
-# servers' stops ran into their 2 s cap (median 2.8 s). At 16 the stops take 0.04 s (median; one
-# capped: the test of a vanished client) and the suite no longer (35-41 s, against 41 unlimited).
+# servers' stops ran into their 2 s cap (median 2.8 s; test servers on threads of their own did
+# not change that). At 16 the stops take 0.04 s (median; one capped: the test of a vanished
+# client), and the suite takes no longer (35-41 s, against 41 s unlimited).
 SUITE_WIDTH := --experimental-maximum-parallelization-width 16
 
 ## test: the whole suite, a scan of everything it logged for test credentials, and each fuzzer briefly

@@ -40,22 +40,22 @@ package struct RunningApplication: Sendable {
                                                      logger: Logger) async throws -> RunningApplication
         where Builder.Responder.Context: InitializableFromSource<ApplicationRequestContextSource>
     {
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: (any Channel).self)
+        let (listenerStream, listenerContinuation) = AsyncStream.makeStream(of: (any Channel).self)
         let app = Application(
             router: router,
             configuration: configuration,
             onServerRunning: { channel in
-                portContinuation.yield(channel)
-                portContinuation.finish()
+                listenerContinuation.yield(channel)
+                listenerContinuation.finish()
             },
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
-            defer { portContinuation.finish() } // a listener that cannot bind ends the wait below
+            defer { listenerContinuation.finish() } // a listener that cannot bind ends the wait below
             try await group.run()
         }
-        var iterator = portStream.makeAsyncIterator()
+        var iterator = listenerStream.makeAsyncIterator()
         guard let listener = await iterator.next(), let port = listener.localAddress?.port, port > 0 else {
             task.cancel()
             if case .failure(let error) = await task.result { throw TestServerError.couldNotStart(String(describing: error)) }
@@ -78,12 +78,10 @@ package struct RunningApplication: Sendable {
     /// suite the listener closed a median of 1.5 s after the stop began (p90 3.6 s), so a cap
     /// counted from the stop's start cancelled most applications while they still listened.
     ///
-    /// The cap also bounds a slow but healthy stop. Alone, a stop takes 4–16 ms. With the whole
-    /// suite at once on two cores (a plain `swift test`), most stops in its first 20 s reach the
-    /// cap: a round trip through NIO's loop from a server task took a median of 0.43 s then (1.2 s
-    /// at p90), 2 ms later in the run. Servers on threads of their own (`ServerExecutor`, tried
-    /// twice) did not change that; `make test` runs 16 tests at a time, and its stops take 0.04 s
-    /// (median). Hummingbird's report of the cancellation is below the logger's level.
+    /// The cap also bounds a slow but healthy stop. Alone, a stop takes 4–16 ms; with every test
+    /// of the suite at once on two cores, most stops in its first 20 s reached the cap (the
+    /// Makefile's `SUITE_WIDTH` has the figures, and why `make test` runs 16 at a time).
+    /// Hummingbird's report of the cancellation is below the logger's level.
     package func stop(grace: Duration = .seconds(2)) async {
         await group.triggerGracefulShutdown()
         try? await listener.closeFuture.get()

@@ -23,8 +23,12 @@ public final class TestServerGates: Sendable {
         router.get("/gate/{name}") { _, context in
             let name = try context.parameters.require("name")
             while !self.isOpen(name) { try await lifecycle.pause(.milliseconds(5)) }
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"gate":"\#(name)"}"#)))
+            return Passed(gate: name)
         }
+    }
+
+    /// What `/gate/{name}` answers once it opens (encoded as JSON, so any name is escaped).
+    struct Passed: Codable, ResponseEncodable {
+        var gate: String
     }
 }
