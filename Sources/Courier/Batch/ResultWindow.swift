@@ -78,12 +78,20 @@ final class ResultWindow<Output: Sendable>: Sendable {
     /// Delivers one result; with `failFast`, a failure closes the window (before a sibling
     /// claims another) and returns true.
     @inline(never)
-    private static func handOff(_ index: Int, _ result: Result<Output, any Error>, cursor: Cursor, inbox: ResultInbox<Element>,
-                                failFast: Bool) -> Bool {
-        inbox.deliver((index, result))
-        guard failFast, case .failure = result else { return false }
+    private static func handOff(_ index: Int, _ result: consuming Result<Output, any Error>, cursor: Cursor,
+                                inbox: ResultInbox<Element>, failFast: Bool) -> Bool {
+        let failed = failFast && isFailure(copy result) // a copy only with failFast
+        inbox.deliver((index, result)) // moved, not copied: see `deliver`
+        guard failed else { return false }
         cursor.close()
         return true
+    }
+
+    private static func isFailure(_ result: Result<Output, any Error>) -> Bool {
+        switch result {
+        case .success: false
+        case .failure: true
+        }
     }
 
     /// Cancels the jobs still running; the rest get `CancellationError`.
@@ -98,7 +106,10 @@ final class ResultWindow<Output: Sendable>: Sendable {
         while true {
             taken = await take(taken)
             if taken.isEmpty { return }
-            for element in taken { try body(element) }
+            // Moved out last first rather than copied: the array is then empty when its storage
+            // goes back, with nothing for the runtime's generic destroy to walk.
+            taken.reverse()
+            while let element = taken.popLast() { try body(element) }
         }
     }
 
@@ -173,8 +184,10 @@ final class ResultInbox<Element: Sendable>: Sendable {
 
     init(loop: CurlEventLoop?) { self.loop = loop }
 
-    func deliver(_ element: Element) {
-        let wake: (UnsafeContinuation<[Element], Never>, [Element])? = state.withLock { state in
+    /// Takes `element` by move into the array, so no copy (and no destroy of the original) of a
+    /// result: for a tuple holding a `Result`, each went through the runtime's value witnesses.
+    func deliver(_ element: consuming Element) {
+        let wake: (UnsafeContinuation<[Element], Never>, [Element])? = state.withLock(moving: element) { state, element in
             state.ready.append(element)
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
