@@ -46,6 +46,22 @@ import Testing
         }
     }
 
+    /// Any sequence, not only an array: `sendAll` copies it into an array in the caller's module
+    /// (specialised there), and each index is the request's position in the sequence.
+    @Test func aLazySequenceIsSentInItsOrder() async throws {
+        try await withNotesService(seed: 12) { server, service in
+            let requests = (1...12).lazy.map { HTTPRequest(url: server.baseURL.appendingPathComponent(String(format: "notes/v1/notes/note-%04d", $0))) }
+            var seen = Set<Int>()
+            for await (index, result) in service.sendAll(requests, maxInFlight: 3) {
+                let response = try result.get()
+                #expect(response.status == 200)
+                #expect(String(decoding: response.body, as: UTF8.self).contains(String(format: "note-%04d", index + 1)))
+                #expect(seen.insert(index).inserted, "index \(index) twice")
+            }
+            #expect(seen == Set(0..<12))
+        }
+    }
+
     @Test func theWindowIsKeptFull() async throws {
         try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 8 }) { server, service in
             server.counters.resetMaxInFlight()

@@ -1,0 +1,39 @@
+@testable import Courier
+import CourierSync
+import Testing
+
+/// `ResultInbox`: results move from the producers into the consumer's array, in order, each
+/// exactly once (the inbox takes them by move, so a mistake would show as a leak or a double free).
+@Suite struct ResultInboxTests {
+    final class Tracked: Sendable {
+        let value: Int
+        let released: LockedCounter
+        init(_ value: Int, released: LockedCounter) {
+            self.value = value
+            self.released = released
+        }
+        deinit { released.add() }
+    }
+
+    final class LockedCounter: Sendable {
+        private let count = LockedValue(0)
+        func add() { count.withLock { $0 += 1 } }
+        var value: Int { count.withLock { $0 } }
+    }
+
+    @Test func deliveredResultsArriveInOrderAndAreReleasedOnce() async {
+        let released = LockedCounter()
+        let inbox = ResultInbox<(index: Int, result: Result<Tracked, any Error>)>(loop: nil)
+        do {
+            for index in 0..<5 { inbox.deliver((index, .success(Tracked(index * 10, released: released)))) }
+            inbox.finish()
+            var taken = await inbox.take([]) {}
+            #expect(taken.map(\.index) == [0, 1, 2, 3, 4])
+            #expect(taken.compactMap { try? $0.result.get().value } == [0, 10, 20, 30, 40])
+            #expect(released.value == 0) // still held by the consumer's array
+            taken = await inbox.take(taken) {}
+            #expect(taken.isEmpty) // finished: the spent array came back emptied
+        }
+        #expect(released.value == 5)
+    }
+}
