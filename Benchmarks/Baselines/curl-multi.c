@@ -1,7 +1,7 @@
 // The physical limit for a curl-based client: plain C on libcurl's multi interface, N
 // transfers in flight, each easy handle re-added as soon as it completes (connections and
 // handles reused). Usage: curl-multi <url> <in-flight> <seconds> [socket] [requests=N] [insecure] [http1|http2]
-// With "socket", it drives curl through curl_multi_socket_action over epoll, like Courier;
+// With "socket", it drives curl through curl_multi_socket_action over epoll, as Courier does;
 // otherwise curl_multi_perform + curl_multi_poll. With "requests=N" it sends exactly N requests
 // with no warm-up and ignores <seconds>: the fixed work that an instruction count needs
 // (Benchmarks/scripts/instructions.py). "insecure" skips certificate checks (a self-signed test
@@ -36,12 +36,29 @@ static double cpu(void) {
 static int epfd;
 static long timeout_ms = -1;
 
+// Events registered with epoll and events curl wants, per descriptor. As Courier's EpollDriver
+// does: libcurl 7.88 stops watching a kept-alive connection when its transfer ends and watches it
+// again for the next, so a socket parked for reading stays registered (removed only if it fires
+// while curl does not want it) instead of a DEL and an ADD per request.
+#define MAX_FDS 65536
+static unsigned registered[MAX_FDS], wanted[MAX_FDS];
+
 static int on_socket(CURL *e, curl_socket_t s, int what, void *u, void *sp) {
+    if (s < 0 || s >= MAX_FDS) return 0;
     struct epoll_event ev = {0};
     ev.data.fd = s;
-    if (what == CURL_POLL_REMOVE) { epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL); return 0; }
-    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
-    if (epoll_ctl(epfd, EPOLL_CTL_MOD, s, &ev) != 0) epoll_ctl(epfd, EPOLL_CTL_ADD, s, &ev);
+    if (what == CURL_POLL_REMOVE) {
+        wanted[s] = 0;
+        if (registered[s] & EPOLLOUT) { epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL); registered[s] = 0; }
+        return 0;
+    }
+    unsigned mask = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+    wanted[s] = mask;
+    if (mask == registered[s]) return 0;
+    ev.events = mask;
+    int rc = epoll_ctl(epfd, registered[s] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev);
+    if (rc != 0) rc = epoll_ctl(epfd, registered[s] ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, s, &ev); // a stale entry
+    registered[s] = rc == 0 ? mask : 0;
     return 0;
 }
 
@@ -113,6 +130,12 @@ int main(int argc, char **argv) {
             int n = epoll_wait(epfd, events, 256, timeout_ms < 0 ? 100 : (int)timeout_ms);
             if (n == 0 || timeout_ms == 0) curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
             for (int i = 0; i < n; i++) {
+                int fd = events[i].data.fd;
+                if (fd >= 0 && fd < MAX_FDS && wanted[fd] == 0) { // a parked connection fired: curl finds it dead on reuse
+                    epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+                    registered[fd] = 0;
+                    continue;
+                }
                 int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) | (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0);
                 curl_multi_socket_action(multi, events[i].data.fd, mask, &running);
             }

@@ -21,7 +21,7 @@ import subprocess
 import time
 
 import instructions
-from harness import (AHC, BENCH, C, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
+from harness import (AHC, BENCH, C, C_SOCKET, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
                      ab, bench_client, build, c_client, courier_load, h2load, log, nginx, render_chart, run, test_server, wrk)
 
 CASES = [
@@ -32,6 +32,7 @@ CASES = [
     (CHILD, 64, "http", bench_client("courier", 64, "default", pattern="child")),
     (SENDALL, 64, "http", bench_client("courier", 64, "default", pattern="sendall")),
     (C, 64, "http", c_client(64)),
+    (C_SOCKET, 64, "http", c_client(64, socket=True)),
     (AHC, 64, "http", bench_client("ahc", 64)),
     ("URLSession", 64, "http", bench_client("urlsession", 64)),
     ("wrk -t1", 64, "http", wrk(64)),
@@ -314,10 +315,12 @@ def main():
                    "samples": {f"{label} @{n} {protocol}": values for (label, n, protocol), values in samples.items()},
                    "instructions": {f"{label} @{n}": value for (label, n), value in (counts or {}).items()},
                    "inflight": {label: text for label, (_, text) in probes.items()}}, f, indent=2)
-    chart_path = os.environ.get("BENCH_CHART", os.path.join(ROOT, "Docs", "bench.svg"))
+    partial = [name for name in os.environ if name == "BENCH_ONLY" or name.startswith("BENCH_SKIP_") and name != "BENCH_SKIP_BUILD"]
+    # Only a full run replaces the page's chart; a partial one draws its own beside its tables.
+    default_chart = os.path.join(ROOT, "bench-results", f"bench-{stamp}.svg") if partial else os.path.join(ROOT, "Docs", "bench.svg")
+    chart_path = os.environ.get("BENCH_CHART", default_chart)
     chart(medians, chart_path)
     log(f"chart: {chart_path}")
-    partial = [name for name in os.environ if name == "BENCH_ONLY" or name.startswith("BENCH_SKIP_") and name != "BENCH_SKIP_BUILD"]
     if partial:
         log(f"not written into {DOC}: a partial run ({', '.join(sorted(partial))})")
     else:

@@ -210,9 +210,9 @@ def bench_client(client, in_flight, executor="loop", protocol="http", pattern="w
     return lambda: self_reported(argv)
 
 
-def c_client(in_flight, protocol="http"):
+def c_client(in_flight, protocol="http", socket=False):
     url, _, args = PROTOCOLS[protocol]
-    return lambda: self_reported([CURL_C, url, str(in_flight), str(SECONDS), *args])
+    return lambda: self_reported([CURL_C, url, str(in_flight), str(SECONDS), *args, *(["socket"] if socket else [])])
 
 
 # The clients' labels in tables and charts.
@@ -222,6 +222,9 @@ GLOBAL = "Courier (global pool)"  # tasks that inherit nothing from the service:
 # Many requests at once without long-lived workers, as users write it (no executor preference):
 # a task group with a child task per request, and service.sendAll.
 CHILD, SENDALL = "Courier (child task per request)", "Courier sendAll"
+# C driven the way Courier drives libcurl (its socket interface over epoll, curl-multi.c's
+# "socket"): what that interface itself costs in libcurl 7.88, apart from Courier.
+C_SOCKET = "C libcurl multi, socket interface"
 
 
 @contextlib.contextmanager
@@ -254,7 +257,7 @@ def test_server():
         server.wait()
 
 
-CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", AHC: "#2ca02c",
+CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", C_SOCKET: "#ff9896", AHC: "#2ca02c",
                 "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "ab -k": "#bcbddc", "h2load --h1 -t1": "#dadaeb", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
                 "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
 

@@ -67,6 +67,7 @@ def clients(copies, url, in_flight):
         "--client", client, "--executor", executor, "--pattern", pattern, "--requests", str(n)]
     return [
         ("C libcurl multi", lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}"]),
+        (harness.C_SOCKET, lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}", "socket"]),
         ("Courier (loop executor)", bench_argv("courier", "loop")),
         ("Courier (default executor)", bench_argv("courier", "default")),
         (harness.CHILD, bench_argv("courier", "default", "child")),
