@@ -29,6 +29,7 @@ extension ServiceActor {
         sendAll(collected: Array(requests), options: options, maxInFlight: maxInFlight, failFast: failFast, requestID: requestID)
     }
 
+    /// ``sendAll(_:options:maxInFlight:failFast:requestID:)`` once the caller's sequence is an array.
     @usableFromInline
     nonisolated func sendAll(collected requests: [HTTPRequest], options: RequestOptions, maxInFlight: Int?, failFast: Bool,
                              requestID: String?) -> SendAllResults {
