@@ -258,8 +258,7 @@ def test_server():
 
 
 CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", C_SOCKET: "#ff9896", AHC: "#2ca02c",
-                "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "ab -k": "#bcbddc", "h2load --h1 -t1": "#dadaeb", "C libcurl multi": "#d62728", "Courier": "#1f77b4",
-                "AsyncHTTPClient": "#2ca02c", "courier load": "#08519c"}
+                "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "ab -k": "#bcbddc", "h2load --h1 -t1": "#dadaeb", "Courier": "#1f77b4"}
 
 
 def render_chart(groups, path, title=""):

@@ -7,22 +7,16 @@ import Testing
 @Suite struct ResultInboxTests {
     final class Tracked: Sendable {
         let value: Int
-        let released: LockedCounter
-        init(_ value: Int, released: LockedCounter) {
+        let released: LockedValue<Int>
+        init(_ value: Int, released: LockedValue<Int>) {
             self.value = value
             self.released = released
         }
-        deinit { released.add() }
-    }
-
-    final class LockedCounter: Sendable {
-        private let count = LockedValue(0)
-        func add() { count.withLock { $0 += 1 } }
-        var value: Int { count.withLock { $0 } }
+        deinit { released.withLock { $0 += 1 } }
     }
 
     @Test func deliveredResultsArriveInOrderAndAreReleasedOnce() async {
-        let released = LockedCounter()
+        let released = LockedValue(0)
         let inbox = ResultInbox<(index: Int, result: Result<Tracked, any Error>)>(loop: nil)
         do {
             for index in 0..<5 { inbox.deliver((index, .success(Tracked(index * 10, released: released)))) }
@@ -30,10 +24,10 @@ import Testing
             var taken = await inbox.take([]) {}
             #expect(taken.map(\.index) == [0, 1, 2, 3, 4])
             #expect(taken.compactMap { try? $0.result.get().value } == [0, 10, 20, 30, 40])
-            #expect(released.value == 0) // still held by the consumer's array
+            #expect(released.withLock { $0 } == 0) // still held by the consumer's array
             taken = await inbox.take(taken) {}
             #expect(taken.isEmpty) // finished: the spent array came back emptied
         }
-        #expect(released.value == 5)
+        #expect(released.withLock { $0 } == 5)
     }
 }
