@@ -108,7 +108,7 @@ final class ResultWindow<Output: Sendable>: Sendable {
             if taken.isEmpty { return }
             // Moved out last first rather than copied: the array is then empty when its storage
             // goes back, with nothing for the runtime's generic destroy to walk.
-            taken.reverse()
+            taken.reverseByMoving()
             while let element = taken.popLast() { try body(element) }
         }
     }
@@ -187,8 +187,9 @@ final class ResultInbox<Element: Sendable>: Sendable {
     /// Takes `element` by move into the array, so no copy (and no destroy of the original) of a
     /// result: for a tuple holding a `Result`, each went through the runtime's value witnesses.
     func deliver(_ element: consuming Element) {
-        let wake: (UnsafeContinuation<[Element], Never>, [Element])? = state.withLock(moving: element) { state, element in
-            state.ready.append(element)
+        var pending = Optional(element)
+        let wake: (UnsafeContinuation<[Element], Never>, [Element])? = state.withLock { state in
+            state.ready.append(pending.take()!)
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
             return (waiter, state.takeReady())
@@ -248,5 +249,14 @@ extension ResultInbox.State {
         swap(&taken, &spare)
         swap(&taken, &ready)
         return taken
+    }
+}
+
+extension Array {
+    /// `reverse()` by moving each element rather than copying it: `Array`'s own swaps copy a
+    /// non-trivial element (a result holding a response) and destroy the original, through
+    /// the runtime's value witnesses, about 400 instructions per result. The buffer's swaps move.
+    mutating func reverseByMoving() {
+        withUnsafeMutableBufferPointer { $0.reverse() }
     }
 }

@@ -120,7 +120,7 @@ public struct SendAllResults: AsyncSequence, Sendable {
                 taken = []
                 taken = await window.take(spent)
                 guard !taken.isEmpty else { return nil }
-                taken.reverse()
+                taken.reverseByMoving()
             }
             return taken.removeLast()
         }

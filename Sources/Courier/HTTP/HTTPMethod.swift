@@ -25,5 +25,9 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
         }
     }
 
-    var isValidToken: Bool { !rawValue.isEmpty && HTTPSyntax.all(rawValue, are: HTTPSyntax.isTokenByte) }
+    /// GET first: comparing a small string is a compare of two words, where walking its bytes
+    /// cost about 90 instructions of every request.
+    var isValidToken: Bool {
+        rawValue == "GET" || !rawValue.isEmpty && HTTPSyntax.all(rawValue, are: HTTPSyntax.isTokenByte)
+    }
 }

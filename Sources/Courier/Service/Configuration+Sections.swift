@@ -78,7 +78,8 @@ extension ServiceActor.Configuration {
     /// Logs, the traffic log, metrics and traces.
     public struct Telemetry: Sendable {
         /// Receives one trace-level line per transfer start and end; the Authorization header
-        /// value and URL credentials are never logged.
+        /// value and URL credentials are never logged. Whether it takes trace lines is read
+        /// once, when the service starts: a handler whose level changes later keeps the first answer.
         public var logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
         /// Writes every query's HTTP exchange to files (GTMSessionFetcherLogging); nil turns it off.
         public var httpLog: HTTPLogOptions?

@@ -44,7 +44,16 @@ final class CurlMulti {
     @exclusivity(unchecked) private var admitting = false
     @exclusivity(unchecked) private var closed = false
 
-    var logger: Logger { settings.logger }
+    /// Whether the logger takes trace lines, read once when the service starts. Asking swift-log
+    /// per line costs a copy of its handler (an existential) and an exclusivity check, about
+    /// 220 instructions for a line that goes nowhere, twice a request (Docs/Performance.md).
+    let tracesTransfers: Bool
+
+    /// Logs a transfer's trace line when the logger takes them (``tracesTransfers``).
+    @inline(__always)
+    func trace(_ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata) {
+        if tracesTransfers { settings.logger.trace(message(), metadata: metadata()) }
+    }
 
     /// The service's `User-Agent` line, nil when it is empty; formatted once, not per request.
     let userAgentLine: String?
@@ -61,6 +70,7 @@ final class CurlMulti {
         }
         self.handle = handle
         self.settings = settings
+        tracesTransfers = settings.logger.logLevel <= .trace
         userAgentLine = settings.userAgent.isEmpty ? nil : "User-Agent: \(settings.userAgent)"
         pool = EasyHandlePool(capacity: limits.maxConcurrentTransfers)
         admission = AdmissionQueue(perKeyLimit: limits.maxConcurrentTransfersPerHost,

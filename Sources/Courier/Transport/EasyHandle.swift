@@ -19,6 +19,11 @@ final class EasyHandle {
     /// pointer options are set once per handle rather than once per request (see
     /// Docs/Performance.md). Unretained: the multi handle's retain keeps an attached transfer alive.
     @exclusivity(unchecked) var transfer: Unmanaged<Transfer>?
+    /// The URL curl holds for this handle (`CURLOPT_URL`), so a request to the same URL as the
+    /// handle's last one does not set it again: curl copies the string and frees the old one,
+    /// a few hundred instructions a request (Docs/Performance.md). curl starts each transfer from
+    /// this URL, not from where the last one was redirected to.
+    @exclusivity(unchecked) private(set) var url: String?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -48,6 +53,7 @@ final class EasyHandle {
         curl_easy_reset(raw)
         errorBuffer[0] = 0
         profile = nil
+        url = nil
     }
 
     var errorDetail: String { String(cString: errorBuffer) }
@@ -67,6 +73,14 @@ final class EasyHandle {
     }
 
     /// libcurl copies string options, so the Swift string only needs to live for the call.
+    /// Sets `CURLOPT_URL` unless the handle holds that URL already.
+    func setURL(_ value: String) throws(TransportError) {
+        guard value != url else { return }
+        url = nil // set again only once curl took it
+        try set(CURLOPT_URL, value)
+        url = value
+    }
+
     func set(_ option: CURLoption, _ value: String) throws(TransportError) {
         try check(value.withCString { courier_easy_setopt_ptr(raw, option, $0) }, option)
     }

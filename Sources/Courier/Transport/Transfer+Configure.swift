@@ -37,7 +37,7 @@ extension Transfer {
     /// (The callbacks' pointers name the handle, which stays the same: see ``EasyHandle/transfer``.)
     private func configurePerRequest(_ handle: EasyHandle) throws(TransportError) {
         handle.errorBuffer[0] = 0
-        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.setURL(request.url.absoluteString)
         try configureHeaders(handle)
     }
 
@@ -46,7 +46,7 @@ extension Transfer {
         // The handle, for the callbacks that every transfer has; see ``EasyHandle/transfer``.
         let unretained = Unmanaged.passUnretained(handle).toOpaque()
 
-        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.setURL(request.url.absoluteString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)

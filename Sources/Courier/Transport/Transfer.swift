@@ -101,7 +101,7 @@ final class Transfer {
             try configure(handle)
             try multi.attach(self, handle)
             machine.attached()
-            multi.logger.trace("transfer started", metadata: Redaction.metadata(["id": "\(id)", "request": "\(request)"]))
+            multi.trace("transfer started", metadata: Redaction.metadata(["id": "\(id)", "request": "\(request)"]))
         } catch {
             cancel(with: error)
         }
@@ -156,7 +156,7 @@ final class Transfer {
             error = transportError
         }
         giveBack(release)
-        multi.logger.trace("transfer failed", metadata: Redaction.metadata(["id": "\(id)", "error": "\(error)"]))
+        multi.trace("transfer failed", metadata: Redaction.metadata(["id": "\(id)", "error": "\(error)"]))
         deliver(error, headDelivered: headDelivered)
     }
 
@@ -207,7 +207,7 @@ final class Transfer {
         switch machine.cancel() {
         case .fail(let headDelivered, _, let release):
             giveBack(release)
-            multi.logger.trace("transfer cancelled", metadata: Redaction.metadata(["id": "\(id)"]))
+            multi.trace("transfer cancelled", metadata: Redaction.metadata(["id": "\(id)"]))
             deliver(error, headDelivered: headDelivered)
         case .none:
             break
@@ -230,7 +230,7 @@ final class Transfer {
     }
 
     private func log(status: Int) {
-        multi.logger.trace("transfer finished", metadata: Redaction.metadata([
+        multi.trace("transfer finished", metadata: Redaction.metadata([
             "id": "\(id)", "status": "\(status)",
         ]))
     }

@@ -35,4 +35,18 @@ final class CapturedLog: Sendable {
             #expect(!line.contains("s3kr1t"), "leaked: \(line)")
         }
     }
+
+    /// The transport asks the logger's level once, at the start (`CurlMulti.tracesTransfers`).
+    @Test func aLoggerAboveTraceGetsNoTransferLines() async throws {
+        let capture = CapturedLog()
+        try await withServerAndService(configure: {
+            var logger = Logger(label: "test", factory: capture.handler)
+            logger.logLevel = .debug
+            $0.telemetry.logger = logger
+        }) { server, service in
+            #expect(await service.loop.multi.tracesTransfers == false)
+            _ = try await service.send(HTTPRequest(url: server.url("/echo")))
+        }
+        #expect(!capture.lines.withLock { $0 }.contains { $0.contains("transfer ") })
+    }
 }

@@ -108,6 +108,25 @@ import Testing
         }
     }
 
+    /// A handle keeps the URL it was given (`EasyHandle.setURL`), so sending the same URL again
+    /// does not set it again: each send must still start there, not where the last one was
+    /// redirected to, and a different URL must replace it.
+    @Test func aURLSentAgainStartsFromItselfAfterARedirect() async throws {
+        try await withServerAndService { server, service in
+            let redirecting = HTTPRequest(url: server.url("/redirect/3"))
+            for _ in 0..<3 {
+                let before = server.counters.requests
+                let response = try await service.send(redirecting)
+                #expect(response.url.path == "/redirect/0")
+                #expect(server.counters.requests - before == 4, "three redirects and the last answer each time")
+            }
+            let other = try await service.send(HTTPRequest(url: server.url("/echo?second=1")))
+            #expect(try Echo(other).query == "second=1")
+            let again = try await service.send(redirecting)
+            #expect(again.url.path == "/redirect/0")
+        }
+    }
+
     @Test func tooManyRedirectsIsATypedError() async throws {
         try await withServerAndService(configure: { $0.transport.maxRedirects = 2 }) { server, service in
             await #expect(throws: TransportError.tooManyRedirects) {
