@@ -37,14 +37,4 @@ public final class LockedValue<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
-
-    /// ``withLock(_:)`` that hands `argument` to `body` by move: a value stored under the lock
-    /// (appended to an array, say) is moved in rather than copied and its original destroyed.
-    @inlinable
-    public func withLock<Argument: ~Copyable, Result>(moving argument: consuming Argument,
-                                                      _ body: (inout Value, consuming Argument) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value, argument)
-    }
 }
