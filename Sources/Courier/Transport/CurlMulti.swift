@@ -46,7 +46,7 @@ final class CurlMulti {
 
     /// Whether the logger takes trace lines, read once when the service starts. Asking swift-log
     /// per line costs a copy of its handler (an existential) and an exclusivity check, about
-    /// 220 instructions for a line that goes nowhere, twice a request (Docs/Performance.md).
+    /// 220 instructions for a line that goes nowhere, twice a request (Docs/PerformanceDecisions.md).
     let tracesTransfers: Bool
 
     /// Logs a transfer's trace line when the logger takes them (``tracesTransfers``).

@@ -21,7 +21,7 @@ final class EasyHandle {
     @exclusivity(unchecked) var transfer: Unmanaged<Transfer>?
     /// The URL curl holds for this handle (`CURLOPT_URL`), so a request to the same URL as the
     /// handle's last one does not set it again: curl copies the string and frees the old one,
-    /// a few hundred instructions a request (Docs/Performance.md). curl starts each transfer from
+    /// about 160 instructions a request (Docs/PerformanceDecisions.md). curl starts each transfer from
     /// this URL, not from where the last one was redirected to.
     @exclusivity(unchecked) private(set) var url: String?
 
@@ -72,15 +72,15 @@ final class EasyHandle {
         try check(courier_easy_setopt_off(raw, option, curl_off_t(value)), option)
     }
 
-    /// libcurl copies string options, so the Swift string only needs to live for the call.
     /// Sets `CURLOPT_URL` unless the handle holds that URL already.
     func setURL(_ value: String) throws(TransportError) {
         guard value != url else { return }
-        url = nil // set again only once curl took it
+        url = nil // kept only once curl took it
         try set(CURLOPT_URL, value)
         url = value
     }
 
+    /// libcurl copies string options, so the Swift string only needs to live for the call.
     func set(_ option: CURLoption, _ value: String) throws(TransportError) {
         try check(value.withCString { courier_easy_setopt_ptr(raw, option, $0) }, option)
     }
