@@ -30,4 +30,20 @@ import Testing
         }
         #expect(released.withLock { $0 } == 5)
     }
+
+    /// The consumer's hand-off is reversed by moves (`reverseByMoving`), then popped: every
+    /// result comes out once, in order, and is released once.
+    @Test func aHandOffReversedByMovesKeepsEachResultOnce() {
+        let released = LockedValue(0)
+        do {
+            for count in [0, 1, 2, 5] {
+                var taken = (0..<count).map { (index: $0, result: Result<Tracked, any Error>.success(Tracked($0, released: released))) }
+                taken.reverseByMoving()
+                var order: [Int] = []
+                while let element = taken.popLast() { order.append(element.index) }
+                #expect(order == Array(0..<count))
+            }
+        }
+        #expect(released.withLock { $0 } == 8)
+    }
 }
