@@ -127,15 +127,35 @@ final class EpollDriver: LoopDriver {
                 unregister(event.fd) // a parked connection fired: curl will notice it is dead on reuse
                 continue
             }
-            var mask: Int32 = 0
-            if event.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
-            if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
-            if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
+            let mask = Self.curlEvents(event.events, wanted: wanted[Int(event.fd)])
             curl_multi_socket_action(multiHandle, event.fd, mask, &runningHandles)
             acted = true
         }
         readyCount = 0
         return runDueTimers() || acted
+    }
+
+    /// What an epoll event tells curl, read as curl's own poll loop reads one (`Curl_socket_check`
+    /// in `lib/select.c`, what a program on `curl_multi_perform` gets): an error or hang-up on a
+    /// socket curl reads from makes it readable, so that curl reads and meets the error or the end
+    /// itself; on a socket it only writes to, it is an error.
+    ///
+    /// Passed as `CURL_CSELECT_ERR` alone, curl does not read: it fails the transfer at once with
+    /// `CURLE_SEND_ERROR` ("select/poll returned error", even for a transfer that was only reading),
+    /// and a kept-alive connection the server had closed as it was reused is then not sent again on
+    /// a new one, as curl does when its read fails. CI's ThreadSanitizer run saw that once
+    /// (`serverClosingKeptAliveConnectionsIsSurvived`). epoll reports an error or a hang-up
+    /// whatever a socket is watched for, so a socket watched for reading can report one without
+    /// `EPOLLIN`.
+    static func curlEvents(_ events: UInt32, wanted: UInt32) -> Int32 {
+        var mask: Int32 = 0
+        if events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
+        if events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
+        if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+            if wanted & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
+            if wanted & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_ERR }
+        }
+        return mask
     }
 
     /// A bound, so a curl that kept asking for another action at once could not hold the loop.
