@@ -145,8 +145,9 @@ final class EpollDriver: LoopDriver {
     /// and a kept-alive connection the server had closed as it was reused is then not sent again on
     /// a new one, as curl does when its read fails. CI's ThreadSanitizer run saw that once
     /// (`serverClosingKeptAliveConnectionsIsSurvived`). epoll reports an error or a hang-up
-    /// whatever a socket is watched for, so a socket watched for reading can report one without
-    /// `EPOLLIN`.
+    /// whatever a socket is watched for, and a reset can show as `EPOLLERR | EPOLLHUP` without
+    /// `EPOLLIN` on a socket watched for reading (seen here under load, on a kept-alive connection
+    /// the server had closed).
     static func curlEvents(_ events: UInt32, wanted: UInt32) -> Int32 {
         var mask: Int32 = 0
         if events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
