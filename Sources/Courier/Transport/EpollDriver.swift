@@ -136,18 +136,12 @@ final class EpollDriver: LoopDriver {
     }
 
     /// What an epoll event tells curl, read as curl's own poll loop reads one (`Curl_socket_check`
-    /// in `lib/select.c`, what a program on `curl_multi_perform` gets): an error or hang-up on a
-    /// socket curl reads from makes it readable, so that curl reads and meets the error or the end
-    /// itself; on a socket it only writes to, it is an error.
-    ///
-    /// Passed as `CURL_CSELECT_ERR` alone, curl does not read: it fails the transfer at once with
-    /// `CURLE_SEND_ERROR` ("select/poll returned error", even for a transfer that was only reading),
-    /// and a kept-alive connection the server had closed as it was reused is then not sent again on
-    /// a new one, as curl does when its read fails. CI's ThreadSanitizer run saw that once
-    /// (`serverClosingKeptAliveConnectionsIsSurvived`). epoll reports an error or a hang-up
-    /// whatever a socket is watched for, and a reset can show as `EPOLLERR | EPOLLHUP` without
-    /// `EPOLLIN` on a socket watched for reading (seen here under load, on a kept-alive connection
-    /// the server had closed).
+    /// in `lib/select.c`): an error or hang-up on a socket curl reads from makes it readable, so
+    /// curl reads and meets the error or the end itself; on a socket it only writes to, it is an
+    /// error. `CURL_CSELECT_ERR` alone makes curl fail with `CURLE_SEND_ERROR` without reading,
+    /// so it would not re-send on a new connection a request whose kept-alive one the server had
+    /// closed; and epoll can report a reset as `EPOLLERR | EPOLLHUP` without `EPOLLIN` on a socket
+    /// watched for reading (Docs/Reliability.md).
     static func curlEvents(_ events: UInt32, wanted: UInt32) -> Int32 {
         var mask: Int32 = 0
         if events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
