@@ -123,12 +123,12 @@ final class EpollDriver: LoopDriver {
                 courier_eventfd_drain(eventDescriptor)
                 continue
             }
-            if wanted[Int(event.fd)] == 0 {
+            let wants = wanted[Int(event.fd)]
+            if wants == 0 {
                 unregister(event.fd) // a parked connection fired: curl will notice it is dead on reuse
                 continue
             }
-            let mask = Self.curlEvents(event.events, wanted: wanted[Int(event.fd)])
-            curl_multi_socket_action(multiHandle, event.fd, mask, &runningHandles)
+            curl_multi_socket_action(multiHandle, event.fd, Self.curlEvents(event.events, wanted: wants), &runningHandles)
             acted = true
         }
         readyCount = 0
