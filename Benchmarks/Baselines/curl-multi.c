@@ -136,7 +136,11 @@ int main(int argc, char **argv) {
                     registered[fd] = 0;
                     continue;
                 }
-                int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) | (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0);
+                // As Courier's EpollDriver and curl's own poll loop: an error or hang-up on a socket
+                // curl reads from is readable (curl reads and meets it); on one it only writes to, an error.
+                unsigned ev = events[i].events, bad = ev & (EPOLLERR | EPOLLHUP);
+                int mask = (ev & EPOLLIN ? CURL_CSELECT_IN : 0) | (ev & EPOLLOUT ? CURL_CSELECT_OUT : 0);
+                if (bad && fd >= 0 && fd < MAX_FDS) mask |= wanted[fd] & EPOLLIN ? CURL_CSELECT_IN : CURL_CSELECT_ERR;
                 curl_multi_socket_action(multi, events[i].data.fd, mask, &running);
             }
         } else {
