@@ -221,15 +221,15 @@ struct LoadPlan: Sendable {
     /// or its template filled from the number's data row and `values` (a flow's extractions).
     /// Nil when the data has run out.
     func request(_ index: Int, number: Int, values: [String: String] = [:]) throws -> HTTPRequest? {
-        let entry = entries[index]
         var rowIndex: Int?
         if let data {
             guard let found = data.rowIndex(for: number) else { return nil }
             rowIndex = found
         }
-        guard let template = entry.template else { return entry.request }
+        // The entry's fields read in place, not the entry copied (see LoadWorker.send).
+        guard let template = entries[index].template else { return entries[index].request }
         if let rowIndex, let requests = filled[index] { return requests[rowIndex] }
-        var request = entry.request
+        var request = entries[index].request
         let row = rowIndex.flatMap { data?.rows[$0] }
         try template.render(into: &request, number: number) { name in values[name] ?? columnIndex[name].flatMap { row?[$0] } }
         return request

@@ -68,14 +68,15 @@ struct LoadWorker: Sendable {
     /// Builds, sends and records one request of entry `index`; a flow's step also takes its
     /// values from the response into `values` (the response itself is not kept).
     private nonisolated(nonsending) func send(_ index: Int, number: Int, intendedStart: UInt64?, values: inout [String: String]) async -> Sent {
-        let entry = plan.entries[index]
+        // Fields read from the plan in place: a copy of the whole entry took a retain and a
+        // release for each of its references on every request.
         let request: HTTPRequest
         do {
             guard let filled = try plan.request(index, number: number, values: values) else { return .stop } // the data ran out
             request = filled
         } catch {
             recorder.recordFailure(endpoint: index, kind: "invalidRequest", microseconds: 0, sent: 0, now: monotonicNanoseconds(),
-                                   checks: entry.checksFailed)
+                                   checks: plan.entries[index].checksFailed)
             return .failed
         }
         let started: UInt64
@@ -96,11 +97,11 @@ struct LoadWorker: Sendable {
             if let authorizer { try await authorizer.authorize(&authorized) }
             let response = try await service.send(authorized)
             let now = monotonicNanoseconds()
-            let checks = entry.checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(entry, response)
+            let checks = plan.entries[index].checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(plan.entries[index].checks, response)
+            let sent = plan.entries[index].template?.body == nil ? plan.entries[index].bodySize : Int(request.body.knownLength ?? 0)
             recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
-                                    received: response.body.count, sent: entry.template?.body == nil ? entry.bodySize : Int(request.body.knownLength ?? 0),
-                                    now: now, checks: checks)
-            for (name, extractor) in entry.extract {
+                                    received: response.body.count, sent: sent, now: now, checks: checks)
+            for (name, extractor) in plan.entries[index].extract {
                 values[name] = extractor.value(headers: response.headers, body: response.body)
             }
             return .answered
@@ -109,15 +110,15 @@ struct LoadWorker: Sendable {
         } catch {
             let now = monotonicNanoseconds()
             recorder.recordFailure(endpoint: index, kind: Self.kind(of: error),
-                                   microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: entry.checksFailed)
+                                   microseconds: elapsed(since: started, now: now), sent: 0, now: now, checks: plan.entries[index].checksFailed)
             return .failed
         }
     }
 
-    /// The request's checks on `response`.
-    private func check(_ entry: LoadPlan.Entry, _ response: HTTPResponse) -> LoadRecorder.CheckOutcomes {
+    /// The request's checks (indices into the plan's) on `response`.
+    private func check(_ checks: [Int], _ response: HTTPResponse) -> LoadRecorder.CheckOutcomes {
         var outcomes = LoadRecorder.CheckOutcomes()
-        for index in entry.checks {
+        for index in checks {
             outcomes.evaluated |= 1 << UInt64(index)
             if plan.checks[index].passes(status: response.status, headers: response.headers, body: response.body) {
                 outcomes.passed |= 1 << UInt64(index)
