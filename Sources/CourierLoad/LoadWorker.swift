@@ -38,19 +38,19 @@ struct LoadWorker: Sendable {
     private nonisolated(nonsending) func runFlow(_ steps: [Int], slot: LoadSchedule.Slot) async -> Bool {
         var values: [String: String] = [:]
         for (position, index) in steps.enumerated() {
-            let entry = plan.entries[index]
             // Only the first step has a due time; the rest follow as the user goes.
             if await send(index, number: slot.number, intendedStart: position == 0 ? slot.intendedStart : nil, values: &values) == .stop {
                 return false
             }
-            if position + 1 < steps.count, entry.extract.contains(where: { values[$0.name] == nil }) {
+            if position + 1 < steps.count, plan.entries[index].extract.contains(where: { values[$0.name] == nil }) {
                 // The later steps need a value this one did not give: not sent, and counted as skipped.
                 let next = steps[position + 1]
                 recorder.recordSkipped(endpoints: steps[(position + 1)...], checks: plan.entries[next].checksFailed)
                 return true
             }
-            if entry.thinkNanoseconds > 0 {
-                do { try await Task.sleep(nanoseconds: entry.thinkNanoseconds) } catch { return false }
+            let think = plan.entries[index].thinkNanoseconds // read in place, as in send
+            if think > 0 {
+                do { try await Task.sleep(nanoseconds: think) } catch { return false }
             }
         }
         return true
@@ -97,7 +97,8 @@ struct LoadWorker: Sendable {
             if let authorizer { try await authorizer.authorize(&authorized) }
             let response = try await service.send(authorized)
             let now = monotonicNanoseconds()
-            let checks = plan.entries[index].checks.isEmpty ? LoadRecorder.CheckOutcomes() : check(plan.entries[index].checks, response)
+            let checkIndices = plan.entries[index].checks
+            let checks = checkIndices.isEmpty ? LoadRecorder.CheckOutcomes() : check(checkIndices, response)
             let sent = plan.entries[index].template?.body == nil ? plan.entries[index].bodySize : Int(request.body.knownLength ?? 0)
             recorder.recordResponse(endpoint: index, status: response.status, microseconds: elapsed(since: started, now: now),
                                     received: response.body.count, sent: sent, now: now, checks: checks)
