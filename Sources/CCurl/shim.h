@@ -27,6 +27,7 @@ typedef curl_socket_t (*courier_opensocket_cb)(void *userdata, curlsocktype purp
                                                struct curl_sockaddr *address);
 typedef int (*courier_closesocket_cb)(void *userdata, curl_socket_t fd);
 typedef int (*courier_prereq_cb)(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port);
+typedef int (*courier_resolver_start_cb)(void *resolver_state, void *reserved, void *userdata);
 typedef int (*courier_socket_cb)(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp);
 typedef int (*courier_timer_cb)(CURLM *multi, long timeout_ms, void *userp);
 
@@ -58,6 +59,9 @@ static inline CURLcode courier_easy_setopt_prereq_cb(CURL *h, courier_prereq_cb 
 }
 static inline CURLcode courier_easy_setopt_closesocket_cb(CURL *h, courier_closesocket_cb cb) {
     return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, cb);
+}
+static inline CURLcode courier_easy_setopt_resolver_start_cb(CURL *h, courier_resolver_start_cb cb) {
+    return curl_easy_setopt(h, CURLOPT_RESOLVER_START_FUNCTION, cb);
 }
 
 // MARK: - Features

@@ -140,12 +140,14 @@ extension HTTPRequest: CustomStringConvertible {
 /// Per-request time limits. `nil` means "inherit the service's value"; ``ServiceActor/Configuration/Transport-swift.struct/timeouts``
 /// uses `nil` for "no limit".
 public struct Timeouts: Sendable, Hashable {
-    /// Limit on establishing the connection, TLS included.
+    /// Limit on making a new connection: name lookup, TCP and TLS. Waiting for a connection
+    /// another request holds does not count, and a kept-alive connection needs none.
     public var connect: Duration?
-    /// Deadline for the whole exchange, from start to last body byte.
+    /// Deadline for the whole exchange, from when the request gets its curl handle (after any
+    /// wait in the service's queue) to the last body byte, redirects included.
     public var total: Duration?
-    /// The longest time without receiving or sending a byte. libcurl measures this in whole
-    /// seconds, so it is rounded up to the next second.
+    /// The longest time without receiving or sending a byte. Checked four times per period, so
+    /// it fires up to a quarter of it late.
     public var idle: Duration?
 
     public init(connect: Duration? = nil, total: Duration? = nil, idle: Duration? = nil) {

@@ -161,10 +161,10 @@ public final class CurlEventLoop: @unchecked Sendable {
                 inbox.sleeping = inbox.work.isEmpty
                 return inbox.sleeping
             }
-            multi.driver.wait(blocking: mayBlock, until: multi.nextSweep)
+            multi.driver.wait(blocking: mayBlock, until: multi.nextTimeout)
             if mayBlock { inbox.withLock { $0.sleeping = false } }
             if multi.driver.dispatch() { multi.processCompletions() }
-            multi.sweepIdleTransfers()
+            multi.expireTimeouts()
             runResumedCallers()
         }
         retire()

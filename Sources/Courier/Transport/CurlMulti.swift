@@ -40,6 +40,12 @@ final class CurlMulti {
     /// `Duration`'s conversion is an `Int128` division (about 190 instructions on the loop per
     /// request), and transfers mostly share the service's timeout (see Docs/Performance.md).
     @exclusivity(unchecked) private var lastIdle: (timeout: Duration, sweepInterval: UInt64)?
+    /// Attached transfers' total and connect deadlines, kept here rather than by libcurl
+    /// (see ``DeadlineSchedule``), and the last timeout of each converted to nanoseconds.
+    @exclusivity(unchecked) private var totalDeadlines = DeadlineSchedule<EasyHandle>(kind: .total)
+    @exclusivity(unchecked) private var connectDeadlines = DeadlineSchedule<EasyHandle>(kind: .connect)
+    @exclusivity(unchecked) private var lastTotal: (timeout: Duration, nanoseconds: UInt64)?
+    @exclusivity(unchecked) private var lastConnect: (timeout: Duration, nanoseconds: UInt64)?
     @exclusivity(unchecked) private(set) var completedTransfers = 0
     @exclusivity(unchecked) private var admitting = false
     @exclusivity(unchecked) private var closed = false
@@ -172,8 +178,13 @@ final class CurlMulti {
             throw TransportError(.unknown, message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")
         }
         _ = Unmanaged.passRetained(transfer) // balanced in detach(_:_:)
-        if let idle = transfer.timeouts.idle {
-            let now = MonotonicClock.nanoseconds()
+        let timeouts = transfer.timeouts
+        guard timeouts.idle != nil || timeouts.total != nil else { return }
+        let now = MonotonicClock.nanoseconds()
+        if let total = timeouts.total {
+            totalDeadlines.schedule(easy, interval: Self.nanoseconds(total, last: &lastTotal), now: now)
+        }
+        if let idle = timeouts.idle {
             transfer.lastActivity = now
             let interval: UInt64
             if let last = lastIdle, last.timeout == idle {
@@ -188,20 +199,76 @@ final class CurlMulti {
         }
     }
 
-    /// Times out attached transfers that moved no byte for their idle timeout.
-    func sweepIdleTransfers() {
-        guard let due = nextSweep else { return }
+    /// `timeout` in nanoseconds (at least a millisecond, as libcurl had it), saturating, through
+    /// `last`: a `Duration`'s conversion is an `Int128` division, and transfers mostly share one.
+    private static func nanoseconds(_ timeout: Duration, last: inout (timeout: Duration, nanoseconds: UInt64)?) -> UInt64 {
+        if let last, last.timeout == timeout { return last.nanoseconds }
+        let milliseconds = UInt64(clamping: max(1, timeout.milliseconds))
+        let (nanoseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
+        let result = overflow ? .max : nanoseconds
+        last = (timeout, result)
+        return result
+    }
+
+    // MARK: Timeouts
+
+    /// curl is about to make a new connection for `easy`'s transfer (a name lookup, or a socket
+    /// for an address it knows): its connect timeout runs from here until the request goes out.
+    /// Waiting for a connection another transfer holds does not count, as in libcurl.
+    func connectionStarting(_ easy: EasyHandle) {
+        guard !easy.deadlineLinks.connect.isScheduled, let transfer = easy.transfer?.takeUnretainedValue(),
+              let connect = transfer.timeouts.connect else { return }
+        connectDeadlines.schedule(easy, interval: Self.nanoseconds(connect, last: &lastConnect),
+                                  now: MonotonicClock.nanoseconds())
+    }
+
+    /// `easy`'s transfer has a connection and its request goes out: its connect timeout is met.
+    func connectionReady(_ easy: EasyHandle) {
+        connectDeadlines.remove(easy)
+    }
+
+    /// The earliest moment a timeout may fire (a deadline, or the next idle sweep); nil when none can.
+    var nextTimeout: UInt64? {
+        var earliest = nextSweep
+        if let due = totalDeadlines.earliest { earliest = min(earliest ?? .max, due) }
+        if let due = connectDeadlines.earliest { earliest = min(earliest ?? .max, due) }
+        return earliest
+    }
+
+    /// Fails the attached transfers whose total or connect timeout has passed, and sweeps for
+    /// idle ones when a sweep is due. Called once per loop turn.
+    func expireTimeouts() {
+        guard let due = nextTimeout else { return }
         let now = MonotonicClock.nanoseconds()
         guard now >= due else { return }
+        // Taken out before failing: failing runs curl, whose callbacks may change the schedules.
+        while let easy = totalDeadlines.takeDue(now: now) {
+            guard let transfer = easy.transfer?.takeUnretainedValue() else { continue }
+            let total = transfer.timeouts.total.map { "\($0)" } ?? "its total timeout"
+            transfer.timeOut(TransportError(.timedOut, message: "not complete within \(total)",
+                                            url: transfer.request.url.absoluteString))
+        }
+        while let easy = connectDeadlines.takeDue(now: now) {
+            guard let transfer = easy.transfer?.takeUnretainedValue() else { continue }
+            let connect = transfer.timeouts.connect.map { "\($0)" } ?? "its connect timeout"
+            transfer.timeOut(TransportError(.timedOut, message: "no connection within \(connect)",
+                                            url: transfer.request.url.absoluteString))
+        }
+        sweepIdleTransfers(now: now)
+    }
+
+    /// Times out attached transfers that moved no byte for their idle timeout.
+    private func sweepIdleTransfers(now: UInt64) {
+        guard let due = nextSweep, now >= due else { return }
         nextSweep = nil
         var watching = false
         for transfer in unresolved.all where transfer.machine.isAttached {
             guard let idle = transfer.timeouts.idle else { continue }
             let limit = UInt64(clamping: idle.milliseconds) * 1_000_000
-            // Cancelling one transfer runs curl, whose callbacks may stamp another after `now`.
+            // Failing one transfer runs curl, whose callbacks may stamp another after `now`.
             if now &- min(now, transfer.lastActivity) >= limit {
-                transfer.cancel(with: TransportError(.timedOut, message: "no data for \(idle)",
-                                                     url: transfer.request.url.absoluteString))
+                transfer.timeOut(TransportError(.timedOut, message: "no data for \(idle)",
+                                                url: transfer.request.url.absoluteString))
             } else {
                 watching = true
             }
@@ -217,6 +284,9 @@ final class CurlMulti {
 
     /// Returns a handle to the pool; `reset` forgets its options first.
     func recycle(_ easy: EasyHandle, reset: Bool) {
+        // Checked here: a call for each, on every request, costs more than the check.
+        if easy.deadlineLinks.total.isScheduled { totalDeadlines.remove(easy) }
+        if easy.deadlineLinks.connect.isScheduled { connectDeadlines.remove(easy) }
         // libcurl (7.88) counts its silent re-sends per handle, gives up after five, and
         // clears the count only in curl_easy_reset: a kept handle would fail the sixth
         // request that ever met a kept-alive connection the server had closed.
@@ -267,18 +337,31 @@ final class CurlMulti {
     /// Counts sockets as curl opens and closes them: the "open connections" statistic.
     func configureSocketCallbacks(_ easy: EasyHandle) {
         let unretained = Unmanaged.passUnretained(self).toOpaque()
+        // The handle, not the multi handle: a new connection starts its transfer's connect timeout.
+        let handle = Unmanaged.passUnretained(easy).toOpaque()
+        courier_easy_setopt_resolver_start_cb(easy.raw) { _, _, userdata in
+            Unmanaged<EasyHandle>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { easy in
+                easy.transfer?._withUnsafeGuaranteedRef { $0.multi.connectionStarting(easy) }
+            }
+            return 0
+        }
+        courier_easy_setopt_ptr(easy.raw, CURLOPT_RESOLVER_START_DATA, handle)
         courier_easy_setopt_opensocket_cb(easy.raw) { userdata, _, address in
             guard let address else { return courier_socket_bad }
             let descriptor = courier_socket_cloexec(address.pointee.family, address.pointee.socktype,
                                                     address.pointee.protocol)
-            if descriptor >= 0 {
-                let multi = Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue()
-                multi.sockets[descriptor] = inode(of: descriptor)
-                multi.driver.forget(descriptor)
+            Unmanaged<EasyHandle>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { easy in
+                // curl opens a socket only for a transfer it runs, which holds the handle.
+                guard let multi = easy.transfer?._withUnsafeGuaranteedRef({ $0.multi }) else { return }
+                if descriptor >= 0 {
+                    multi.sockets[descriptor] = inode(of: descriptor)
+                    multi.driver.forget(descriptor)
+                }
+                multi.connectionStarting(easy)
             }
             return descriptor
         }
-        courier_easy_setopt_ptr(easy.raw, CURLOPT_OPENSOCKETDATA, unretained)
+        courier_easy_setopt_ptr(easy.raw, CURLOPT_OPENSOCKETDATA, handle)
         courier_easy_setopt_closesocket_cb(easy.raw) { userdata, descriptor in
             let multi = Unmanaged<CurlMulti>.fromOpaque(userdata!).takeUnretainedValue()
             multi.sockets[descriptor] = nil

@@ -4,7 +4,7 @@ import CCurl
 ///
 /// Loop-confined: created, configured, reset and destroyed on the event loop thread only, so its
 /// fields skip the runtime's exclusivity check, as ``Transfer``'s do.
-final class EasyHandle {
+final class EasyHandle: DeadlineScheduled {
     let raw: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The options a plain GET left on this handle, kept instead of reset so the next plain GET
@@ -24,6 +24,10 @@ final class EasyHandle {
     /// about 160 instructions a request (Docs/PerformanceDecisions.md). curl starts each transfer from
     /// this URL, not from where the last one was redirected to.
     @exclusivity(unchecked) private(set) var url: String?
+    /// Its places in the multi handle's deadline schedules while its transfer is attached
+    /// (``DeadlineSchedule``). Here, not in the transfer: only an attached transfer has deadlines,
+    /// and a waiting query's memory stays as it was.
+    @exclusivity(unchecked) var deadlineLinks = DeadlineLinks<EasyHandle>()
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }

@@ -42,7 +42,13 @@ extension Transfer {
 
     /// Called when a connection is ready and the request is about to go out.
     static let prerequestCallback: courier_prereq_cb = { userdata, _, _, _, _ in
-        holder(userdata)._withUnsafeGuaranteedRef { $0.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT }
+        Unmanaged<EasyHandle>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { easy in
+            easy.transfer!._withUnsafeGuaranteedRef { transfer in
+                // The connection is there, so its connect timeout is met.
+                if easy.deadlineLinks.connect.isScheduled { transfer.multi.connectionReady(easy) }
+                return transfer.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+            }
+        }
     }
 
     /// Refuses curl's silent re-send of a request that is not idempotent (see

@@ -9,7 +9,6 @@ extension Transfer {
     /// The transport settings are not part of it: a handle never leaves its multi handle's
     /// pool, and the multi's settings are fixed for its life.
     struct ReuseProfile: Equatable {
-        var timeouts: Timeouts
         var isHTTPS: Bool
     }
 
@@ -20,7 +19,7 @@ extension Transfer {
         // worth keeping; the others' handles are reset when the pool takes them back.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
             && request.trustedCAPath == nil
-            ? ReuseProfile(timeouts: timeouts, isHTTPS: target.isHTTPS)
+            ? ReuseProfile(isHTTPS: target.isHTTPS)
             : nil
         if let kept = handle.profile {
             if kept == profile {
@@ -62,7 +61,8 @@ extension Transfer {
 
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
-        try configureTimeouts(handle)
+        // No timeout option: Courier keeps the connect, total and idle timeouts itself
+        // (CurlMulti's deadlines and idle sweep), so none of them costs libcurl a timer.
 
         if settings.followRedirects {
             try handle.set(CURLOPT_FOLLOWLOCATION, true)
@@ -189,14 +189,6 @@ extension Transfer {
         }
         // Always set, nil included: a reused handle still points at its last transfer's freed list.
         try handle.set(CURLOPT_HTTPHEADER, pointer: list)
-    }
-
-    private func configureTimeouts(_ handle: EasyHandle) throws(TransportError) {
-        if let connect = timeouts.connect { try handle.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connect.milliseconds))) }
-        if let total = timeouts.total { try handle.set(CURLOPT_TIMEOUT_MS, max(1, Int(total.milliseconds))) }
-        // The idle timeout is Courier's own (see CurlMulti.sweepIdleTransfers): libcurl's
-        // LOW_SPEED_TIME averages speed over a window of seconds, so a burst then silence
-        // goes unnoticed for several seconds.
     }
 
     private func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {

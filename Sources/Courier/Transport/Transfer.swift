@@ -214,6 +214,17 @@ final class Transfer {
         }
     }
 
+    /// Fails the transfer with one of its timeouts (connect, total or idle), as a curl error
+    /// would: a request that never went out is marked so, and may be sent again whatever its method.
+    func timeOut(_ error: TransportError) {
+        switch machine.cancel() {
+        case .fail(let headDelivered, let requestStarted, let release):
+            resolve(failing: error, headDelivered: headDelivered, requestStarted: requestStarted, release: release)
+        case .none:
+            break
+        }
+    }
+
     /// Returns what the state machine says the transfer holds; called once, when it resolves.
     private func giveBack(_ release: TransferStateMachine.Release) {
         if let easy {
