@@ -146,8 +146,9 @@ public struct Timeouts: Sendable, Hashable {
     /// Deadline for the whole exchange, from when the request gets its curl handle (after any
     /// wait in the service's queue) to the last body byte, redirects included.
     public var total: Duration?
-    /// The longest time without receiving or sending a byte. Checked four times per period, so
-    /// it fires up to a quarter of it late.
+    /// The longest time without receiving or sending a byte, from when the request starts a
+    /// connection or goes out on one (waiting for a busy connection is not idleness). Checked
+    /// four times per period, so it fires up to a quarter of it late.
     public var idle: Duration?
 
     public init(connect: Duration? = nil, total: Duration? = nil, idle: Duration? = nil) {

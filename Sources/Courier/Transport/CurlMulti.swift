@@ -185,7 +185,9 @@ final class CurlMulti {
             totalDeadlines.schedule(easy, interval: Self.nanoseconds(total, last: &lastTotal), now: now)
         }
         if let idle = timeouts.idle {
-            transfer.lastActivity = now
+            // Its idle time starts when it starts a connection or sends its request, not while
+            // curl keeps it waiting for a connection another transfer holds.
+            transfer.lastActivity = 0
             let interval: UInt64
             if let last = lastIdle, last.timeout == idle {
                 interval = last.sweepInterval
@@ -215,11 +217,13 @@ final class CurlMulti {
     /// curl is about to make a new connection for `easy`'s transfer (a name lookup, or a socket
     /// for an address it knows): its connect timeout runs from here until the request goes out.
     /// Waiting for a connection another transfer holds does not count, as in libcurl.
+    /// Its idle time starts here too.
     func connectionStarting(_ easy: EasyHandle) {
-        guard !easy.deadlineLinks.connect.isScheduled, let transfer = easy.transfer?.takeUnretainedValue(),
-              let connect = transfer.timeouts.connect else { return }
-        connectDeadlines.schedule(easy, interval: Self.nanoseconds(connect, last: &lastConnect),
-                                  now: MonotonicClock.nanoseconds())
+        guard let transfer = easy.transfer?.takeUnretainedValue() else { return }
+        let now = MonotonicClock.nanoseconds()
+        transfer.lastActivity = now
+        guard !easy.deadlineLinks.connect.isScheduled, let connect = transfer.timeouts.connect else { return }
+        connectDeadlines.schedule(easy, interval: Self.nanoseconds(connect, last: &lastConnect), now: now)
     }
 
     /// `easy`'s transfer has a connection and its request goes out: its connect timeout is met.
@@ -264,6 +268,10 @@ final class CurlMulti {
         var watching = false
         for transfer in unresolved.all where transfer.machine.isAttached {
             guard let idle = transfer.timeouts.idle else { continue }
+            guard transfer.lastActivity != 0 else {
+                watching = true // waiting for a connection: not idle yet
+                continue
+            }
             let limit = UInt64(clamping: idle.milliseconds) * 1_000_000
             // Failing one transfer runs curl, whose callbacks may stamp another after `now`.
             if now &- min(now, transfer.lastActivity) >= limit {

@@ -44,8 +44,10 @@ extension Transfer {
     static let prerequestCallback: courier_prereq_cb = { userdata, _, _, _, _ in
         Unmanaged<EasyHandle>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { easy in
             easy.transfer!._withUnsafeGuaranteedRef { transfer in
-                // The connection is there, so its connect timeout is met.
+                // The connection is there, so its connect timeout is met; its idle time starts
+                // here if curl did not start a connection for it (see CurlMulti.attach).
                 if easy.deadlineLinks.connect.isScheduled { transfer.multi.connectionReady(easy) }
+                if transfer.lastActivity == 0 { transfer.lastActivity = MonotonicClock.nanoseconds() }
                 return transfer.requestWillBeSent() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
             }
         }

@@ -45,7 +45,8 @@ final class Transfer {
 
     // Response state.
     @exclusivity(unchecked) var body = BufferedBody()
-    /// When a byte last moved either way; the idle timeout counts from here.
+    /// When a byte last moved either way, or the transfer started a connection or sent its
+    /// request; the idle timeout counts from here. 0 while curl keeps it waiting for a connection.
     @exclusivity(unchecked) var lastActivity: UInt64 = 0
     /// Body bytes moved so far, only for a request with a progress handler (see ``ProgressCounter``).
     @exclusivity(unchecked) var progressCounter: ProgressCounter?

@@ -131,6 +131,25 @@ import Testing
         }
     }
 
+    /// Nor is it idleness: the idle timeout starts when the transfer starts a connection or
+    /// sends its request, not while it waits behind another on the only connection.
+    @Test func waitingForABusyConnectionIsNotIdle() async throws {
+        try await withServerAndService(configure: {
+            $0.limits.connections.maxConnectionsPerHost = 1
+            $0.transport.timeouts.idle = .milliseconds(800)
+        }) { server, service in
+            _ = try await service.send(HTTPRequest(url: server.url("/delay/0"))) // the connection
+            // Slow, but never silent for 800 ms: a byte every 200 ms.
+            let slow = Task { try await service.send(HTTPRequest(url: server.url("/drip?bytes=10&interval=200"))) }
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            let response = try await service.send(HTTPRequest(url: server.url("/delay/0")))
+            #expect(response.status == 200)
+            #expect(ContinuousClock.now - started >= .milliseconds(1200), "it did wait for the busy connection")
+            #expect(try await slow.value.status == 200)
+        }
+    }
+
     /// HTTP/2: a stream past its total timeout is reset alone; the connection and its other streams go on.
     @Test func anHTTP2StreamTimesOutAlone() async throws {
         try await withTestServer { server in
