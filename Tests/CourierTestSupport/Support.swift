@@ -59,20 +59,8 @@ package final class BlackholeListener: Sendable {
     private let fillers: [Int32]
 
     package init() {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, bound) = loopbackListener(backlog: 0)
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        listen(listener, 0)
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
         port = Int(UInt16(bigEndian: bound.sin_port))
         var fillers: [Int32] = []
         for _ in 0..<3 {
@@ -93,6 +81,39 @@ package final class BlackholeListener: Sendable {
         for filler in fillers { close(filler) }
         close(listener)
     }
+}
+
+/// A listener that never accepts: the kernel completes TCP handshakes into its backlog, so a
+/// client connects and then hears nothing (a TLS handshake that never gets an answer).
+package final class SilentListener: Sendable {
+    package let port: Int
+    private let listener: Int32
+
+    package init() {
+        let (listener, bound) = loopbackListener(backlog: 16)
+        self.listener = listener
+        port = Int(UInt16(bigEndian: bound.sin_port))
+    }
+
+    deinit { close(listener) }
+}
+
+/// A TCP socket listening on 127.0.0.1 on a port the kernel chose, and its address.
+private func loopbackListener(backlog: Int32) -> (descriptor: Int32, address: sockaddr_in) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    listen(listener, backlog)
+    var bound = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &bound) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
+    }
+    return (listener, bound)
 }
 
 /// A port with nothing listening: bound, then closed.

@@ -75,26 +75,31 @@ import Testing
     /// lists), checked step by step against a sorted array.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func agreesWithASortedModel(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        // A seeded LCG's high bits, so a failing case repeats.
+        var state = seed
+        func nextRandom() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
         var schedule = DeadlineSchedule<Node>(kind: .total)
         let intervals: [UInt64] = [100, 250, 100, 1000, 30, 5000, 250, 7, 777, 64]
         var model: [(due: UInt64, order: Int, node: Node)] = []
         var now: UInt64 = 1000
         var order = 0
         for step in 0..<3000 {
-            switch random.next() % 10 {
+            switch nextRandom() % 10 {
             case 0..<5:
                 let node = Node(step)
-                let interval = intervals[Int(random.next() % UInt64(intervals.count))]
+                let interval = intervals[Int(nextRandom() % UInt64(intervals.count))]
                 schedule.schedule(node, interval: interval, now: now)
                 model.append((now + interval, order, node))
                 order += 1
             case 5..<7:
                 guard !model.isEmpty else { continue }
-                let index = Int(random.next() % UInt64(model.count))
+                let index = Int(nextRandom() % UInt64(model.count))
                 schedule.remove(model.remove(at: index).node)
             default:
-                now += random.next() % 40
+                now += nextRandom() % 40
                 // Equal deadlines may come out in either order across lists; by deadline they agree.
                 model.sort { ($0.due, $0.order) < ($1.due, $1.order) }
                 while let node = schedule.takeDue(now: now) {
@@ -109,18 +114,5 @@ import Testing
             #expect(schedule.count == model.count)
             #expect(schedule.earliest == model.map(\.due).min())
         }
-    }
-}
-
-/// A small seeded generator, so a failing case repeats.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -2,7 +2,6 @@
 import CourierTestServer
 import CourierTestSupport
 import Foundation
-import Glibc
 import Testing
 
 /// The connect and total timeouts Courier keeps itself (``DeadlineSchedule``), over loopback:
@@ -178,31 +177,4 @@ import Testing
             }
         }
     }
-}
-
-/// A listener that never accepts: the kernel completes TCP handshakes into its backlog, so a
-/// client connects and then hears nothing (a TLS handshake that never answers).
-final class SilentListener: Sendable {
-    let port: Int
-    private let listener: Int32
-
-    init() {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        listen(listener, 16)
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: bound.sin_port))
-    }
-
-    deinit { close(listener) }
 }
