@@ -11,8 +11,10 @@ import Testing
 /// The bounds are wide on the late side only: a loaded machine under the sanitizers is slow, and
 /// only a timeout that fires early or never is a defect.
 @Suite struct TimeoutTests {
-    @Test func aTotalTimeoutFiresOnTimeAndNamesItself() async throws {
-        try await withServerAndService { server, service in
+    /// With either loop driver: each bounds its wait by the earliest deadline.
+    @Test(arguments: [LoopBackend.epoll, .multiPoll])
+    func aTotalTimeoutFiresOnTimeAndNamesItself(backend: LoopBackend) async throws {
+        try await withServerAndService(configure: { $0.transport.loopBackend = backend }) { server, service in
             var request = HTTPRequest(url: server.url("/stall?bytes=100&seconds=30"))
             request.timeouts.total = .milliseconds(400)
             let started = ContinuousClock.now
@@ -87,9 +89,12 @@ import Testing
         }
     }
 
-    @Test func aConnectTimeoutCoversTheTLSHandshake() async throws {
+    @Test(arguments: [LoopBackend.epoll, .multiPoll])
+    func aConnectTimeoutCoversTheTLSHandshake(backend: LoopBackend) async throws {
         let silent = SilentListener()
-        try await withCheckedService(configuration: .suite()) { service in
+        var configuration = ServiceActor.Configuration.suite()
+        configuration.transport.loopBackend = backend
+        try await withCheckedService(configuration: configuration) { service in
             // TCP connects (the kernel accepts into the backlog); the TLS handshake never answers.
             var request = HTTPRequest(method: .post, url: URL(string: "https://127.0.0.1:\(silent.port)/")!)
             request.body = .data(Data("x".utf8))
