@@ -246,19 +246,16 @@ final class CurlMulti {
         let now = MonotonicClock.nanoseconds()
         guard now >= due else { return }
         // Taken out before failing: failing runs curl, whose callbacks may change the schedules.
-        while let easy = totalDeadlines.takeDue(now: now) {
-            guard let transfer = easy.transfer?.takeUnretainedValue() else { continue }
-            let total = transfer.timeouts.total.map { "\($0)" } ?? "its total timeout"
-            transfer.timeOut(TransportError(.timedOut, message: "not complete within \(total)",
-                                            url: transfer.request.url.absoluteString))
-        }
-        while let easy = connectDeadlines.takeDue(now: now) {
-            guard let transfer = easy.transfer?.takeUnretainedValue() else { continue }
-            let connect = transfer.timeouts.connect.map { "\($0)" } ?? "its connect timeout"
-            transfer.timeOut(TransportError(.timedOut, message: "no connection within \(connect)",
-                                            url: transfer.request.url.absoluteString))
-        }
+        while let easy = totalDeadlines.takeDue(now: now) { timeOut(easy, "not complete within", \.total) }
+        while let easy = connectDeadlines.takeDue(now: now) { timeOut(easy, "no connection within", \.connect) }
         sweepIdleTransfers(now: now)
+    }
+
+    /// Fails `easy`'s transfer with `timedOut`, its message naming the timeout that passed.
+    private func timeOut(_ easy: EasyHandle, _ what: String, _ timeout: KeyPath<Timeouts, Duration?>) {
+        guard let transfer = easy.transfer?.takeUnretainedValue() else { return }
+        let limit = transfer.timeouts[keyPath: timeout].map { "\($0)" } ?? "its timeout"
+        transfer.timeOut(TransportError(.timedOut, message: "\(what) \(limit)", url: transfer.request.url.absoluteString))
     }
 
     /// Times out attached transfers that moved no byte for their idle timeout.

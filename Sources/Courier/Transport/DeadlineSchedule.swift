@@ -16,8 +16,9 @@ enum DeadlineKind {
 /// Where a node sits in one schedule: its neighbours, when it is due, and its list.
 struct DeadlineLink<Node: AnyObject> {
     var due: UInt64 = 0
-    /// The index of its list in the schedule; -1 while not scheduled.
-    var list: Int32 = -1
+    /// The index of its list in the schedule; -1 while not scheduled. An `Int`: the link is 32
+    /// bytes either way, and the index is used as one.
+    var list = -1
     /// Unretained: a scheduled node is kept alive by its owner (an attached handle by the
     /// multi handle), which removes it before letting it go.
     var previous: Unmanaged<Node>?
@@ -102,7 +103,7 @@ struct DeadlineSchedule<Node: DeadlineScheduled> {
     mutating func remove(_ node: Node) {
         let link = node.deadlineLinks[kind]
         guard link.isScheduled else { return }
-        let index = Int(link.list)
+        let index = link.list
         if let previous = link.previous {
             previous._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].next = link.next }
         } else {
@@ -135,7 +136,7 @@ struct DeadlineSchedule<Node: DeadlineScheduled> {
         for list in lists {
             guard let head = list.head else { continue }
             let due = head._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].due }
-            if due <= now, due < foundDue || found == nil {
+            if due <= now, due < foundDue {
                 found = head
                 foundDue = due
             }
@@ -171,7 +172,7 @@ struct DeadlineSchedule<Node: DeadlineScheduled> {
 
     private mutating func append(_ node: Node, due: UInt64, to index: Int) {
         let unmanaged = Unmanaged.passUnretained(node)
-        node.deadlineLinks[kind] = DeadlineLink(due: due, list: Int32(index), previous: lists[index].tail, next: nil)
+        node.deadlineLinks[kind] = DeadlineLink(due: due, list: index, previous: lists[index].tail, next: nil)
         if let tail = lists[index].tail {
             tail._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].next = unmanaged }
         } else {
@@ -192,7 +193,7 @@ struct DeadlineSchedule<Node: DeadlineScheduled> {
             // First in the list.
             let unmanaged = Unmanaged.passUnretained(node)
             let oldHead = lists[index].head
-            node.deadlineLinks[kind] = DeadlineLink(due: due, list: Int32(index), previous: nil, next: oldHead)
+            node.deadlineLinks[kind] = DeadlineLink(due: due, list: index, previous: nil, next: oldHead)
             if let oldHead {
                 oldHead._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].previous = unmanaged }
             } else {
@@ -204,7 +205,7 @@ struct DeadlineSchedule<Node: DeadlineScheduled> {
         }
         let unmanaged = Unmanaged.passUnretained(node)
         let next = after._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].next }
-        node.deadlineLinks[kind] = DeadlineLink(due: due, list: Int32(index), previous: after, next: next)
+        node.deadlineLinks[kind] = DeadlineLink(due: due, list: index, previous: after, next: next)
         after._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].next = unmanaged }
         if let next {
             next._withUnsafeGuaranteedRef { $0.deadlineLinks[kind].previous = unmanaged }

@@ -56,14 +56,14 @@ import Testing
         let nodes = intervals.indices.map(Node.init)
         for (node, interval) in zip(nodes, intervals) { schedule.schedule(node, interval: interval, now: 0) }
         let keyed = DeadlineSchedule<Node>.keyedLists
-        #expect(nodes[4].deadlineLinks.total.list == Int32(keyed) && nodes[5].deadlineLinks.total.list == Int32(keyed))
+        #expect(nodes[4].deadlineLinks.total.list == keyed && nodes[5].deadlineLinks.total.list == keyed)
         #expect(schedule.takeDue(now: 100)?.name == 5)
         #expect(schedule.takeDue(now: 100)?.name == 4)
         #expect(schedule.takeDue(now: 100)?.name == 3)
         // The list of 20 is empty now: a new timeout takes it over rather than the ordered list.
         let late = Node(9)
         schedule.schedule(late, interval: 7, now: 100)
-        #expect(late.deadlineLinks.total.list < Int32(keyed))
+        #expect(late.deadlineLinks.total.list < keyed)
         #expect(schedule.takeDue(now: 106)?.name == 2)
         #expect(schedule.takeDue(now: 106)?.name == 1)
         #expect(schedule.takeDue(now: 106)?.name == 0)
