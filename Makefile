@@ -134,7 +134,7 @@ report-check: build
 ## bench: Courier vs C on libcurl multi, AsyncHTTPClient, URLSession, wrk, ab and h2load, against nginx;
 ## medians of BENCH_ROUNDS (3) runs of BENCH_SECONDS (5) s, then the 10,000-in-flight probe
 bench: deps
-	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk apache2-utils nghttp2-client gcc valgrind binutils strace"
+	@$(MAKE) --no-print-directory apt PACKAGES="nginx wrk apache2-utils nghttp2-client gcc valgrind binutils strace linux-perf"
 	python3 Benchmarks/scripts/bench.py
 
 ## bench-openapi: one generated OpenAPI client over CourierTransport, swift-openapi-async-http-client and
