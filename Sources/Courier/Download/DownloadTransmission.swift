@@ -44,6 +44,18 @@ struct DownloadTransmission: DiskTransmission {
         return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
+    /// The object's size as the server gave it: `Content-Range`'s total, else where this part
+    /// starts plus its `Content-Length`. nil when it gave none, or a negative one, or one past
+    /// `Int64` (a hostile or broken server: a size is never trusted to be sane).
+    static func totalBytes(_ headers: HTTPHeaders, start: Int64) -> Int64? {
+        if let total = headers["Content-Range"]?.split(separator: "/").last.flatMap({ Int64($0) }) {
+            return total >= 0 ? total : nil
+        }
+        guard let length = headers["Content-Length"].flatMap({ Int64($0) }), length >= 0 else { return nil }
+        let (sum, overflow) = start.addingReportingOverflow(length)
+        return overflow ? nil : sum
+    }
+
     func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt {
         let head = response.head
         let offset = request.headers["Range"].flatMap { Int64($0.dropFirst("bytes=".count).dropLast()) } ?? 0
@@ -66,8 +78,7 @@ struct DownloadTransmission: DiskTransmission {
             if head.status == 416 || head.status == 206 { throw APIError(response: HTTPResponse(head: head, body: body)) }
             return DownloadAttempt(head: head, startedAt: 0, errorBody: body)
         }
-        let total: Int64? = head.headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
-            ?? head.headers["Content-Length"].flatMap { Int64($0) }.map { start + $0 }
+        let total = Self.totalBytes(head.headers, start: start)
         let record = PartialDownload(url: request.url.absoluteString, etag: head.headers["ETag"],
                                      lastModified: head.headers["Last-Modified"], totalBytes: total,
                                      googHash: head.headers["x-goog-hash"],

@@ -91,19 +91,25 @@ public struct UploadParameters: Sendable {
     /// The chunk size actually used: at least 256 KiB, a multiple of it.
     var effectiveChunkSize: Int64 {
         let unit: Int64 = 256 << 10
-        return max(unit, (Int64(chunkSize) + unit - 1) / unit * unit)
+        // At most 5 TiB, Cloud Storage's largest object: a chunk size near Int.max would
+        // overflow the rounding here and the stream's read-ahead (twice a chunk) later.
+        let asked = min(Int64(chunkSize), Self.largestChunkSize)
+        return max(unit, (asked + unit - 1) / unit * unit)
     }
 
     /// The chunk sizes a resumable upload of this source uses.
     var chunkSizer: ChunkSizer {
         guard adaptiveChunkSize else { return .fixed(effectiveChunkSize) }
-        var maximum = Int64(maximumChunkSize)
+        var maximum = min(Int64(maximumChunkSize), Self.largestChunkSize)
         if case .stream = source { maximum = min(maximum, Self.maximumStreamChunkSize) }
         return ChunkSizer(initial: min(effectiveChunkSize, max(maximum, ChunkSizer.unit)), maximum: maximum)
     }
 
     /// A stream's chunks are held in memory twice over (in flight and read ahead).
     static let maximumStreamChunkSize: Int64 = 16 << 20
+
+    /// The largest chunk a request carries: 5 TiB, the largest object Cloud Storage keeps.
+    static let largestChunkSize: Int64 = 5 << 40
 
     /// The total size in bytes; nil for a stream.
     func byteCount() throws(UploadError) -> Int64? {

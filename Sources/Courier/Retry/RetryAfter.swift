@@ -7,7 +7,7 @@ enum RetryAfter {
         if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
         guard let date = httpDate(value) else { return nil }
         let seconds = max(0, date.timeIntervalSince(now))
-        return .milliseconds(Int64(seconds * 1000))
+        return .milliseconds(Int64(saturating: seconds * 1000))
     }
 
     /// IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.

@@ -79,7 +79,7 @@ struct RetryStateMachine: Sendable {
         let lower = scaled(policy.initialDelay.lowerBound)
         let upper = max(lower, scaled(policy.initialDelay.upperBound))
         let drawn = random(lower...upper) * 1000
-        return .milliseconds(drawn.isFinite ? Int64(clamping: Int(min(max(drawn, 0), 9.2e18))) : Int64(cap * 1000))
+        return .milliseconds(Int64(saturating: drawn.isFinite ? max(drawn, 0) : cap * 1000))
     }
 }
 

@@ -157,6 +157,29 @@ import Testing
 
     // MARK: Workload identity federation
 
+    /// `token_lifetime_seconds` as Google's libraries take it: whole seconds from 600 to 43200.
+    /// 1e300 trapped (`Duration.seconds` of a Double past Int128); now every value outside is a
+    /// typed error naming the field.
+    @Test(arguments: [1e300, -1.0, 599.0, 43_201.0, 1800.5])
+    func anImpersonationLifetimeOutsideGooglesRangeIsRefused(seconds: Double) throws {
+        func configuration(_ lifetime: Double) throws -> ExternalAccountAuthorizer.Configuration {
+            let json = try JSONSerialization.data(withJSONObject: [
+                "type": "external_account", "audience": "//iam.googleapis.com/pool", "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+                "credential_source": ["file": "/nonexistent/token"], "service_account_impersonation": ["token_lifetime_seconds": lifetime],
+            ] as [String: Any])
+            return try ExternalAccountAuthorizer.Configuration(json: json, environment: [:])
+        }
+        #expect(try configuration(600).impersonationLifetime == .seconds(600))
+        #expect(try configuration(43_200).impersonationLifetime == .seconds(43_200))
+        do {
+            _ = try configuration(seconds)
+            Issue.record("\(seconds) was accepted")
+        } catch let error as AuthError {
+            #expect(error == .invalidCredentials)
+            #expect(error.message.contains("token_lifetime_seconds"), "\(error.message)")
+        }
+    }
+
     @Test func externalAccountFromAFileExchangesAtSTS() async throws {
         try await withTestServer { server in
             server.notes.seed(count: 1)

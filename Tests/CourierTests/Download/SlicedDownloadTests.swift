@@ -62,6 +62,22 @@ import Testing
         #expect(Self.slicing.ranges(total: 2_000_001)?.map(\.count) == [500_001, 500_001, 500_001, 499_998])
     }
 
+    /// Sizes a server gives: near Int64.max the slices' rounding and the total of a resumed
+    /// part's offset and its length overflowed (traps); negative sizes are no size.
+    @Test func sizesNearInt64MaxOrNegativeDoNotTrap() throws {
+        let ranges = try #require(SlicedDownloads().ranges(total: .max))
+        #expect(ranges.count == 4)
+        #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == .max)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+        func total(_ headers: HTTPHeaders, start: Int64) -> Int64? { DownloadTransmission.totalBytes(headers, start: start) }
+        #expect(total(["Content-Length": "9223372036854775807"], start: 100) == nil)
+        #expect(total(["Content-Length": "-5"], start: 0) == nil)
+        #expect(total(["Content-Range": "bytes 0-1/-5"], start: 0) == nil)
+        #expect(total(["Content-Range": "bytes 10-19/*", "Content-Length": "10"], start: 10) == 20)
+        #expect(total(["Content-Range": "bytes 10-19/300"], start: 10) == 300)
+        #expect(total([:], start: 0) == nil)
+    }
+
     @Test func aSliceResetMidwayResumesAloneAndTheWholeVerifies() async throws {
         // The connection carrying byte 1,000,000 (the second slice) drops there, once.
         try await withObject(faults: ["break": "1000000"]) { server, service, media, target, contents in

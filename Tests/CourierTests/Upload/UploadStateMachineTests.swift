@@ -179,6 +179,13 @@ import Testing
         parameters.chunkSize = 300_000
         #expect(parameters.effectiveChunkSize == 524_288)
         #expect(UploadParameters(data: Data(), mimeType: "a/b").effectiveChunkSize == 8 << 20)
+        // Near Int.max the rounding overflowed (a trap), and a stream reads ahead twice a chunk:
+        // held at 5 TiB, Cloud Storage's largest object.
+        parameters.chunkSize = .max
+        #expect(parameters.effectiveChunkSize == 5 << 40)
+        parameters.maximumChunkSize = .max
+        parameters.adaptiveChunkSize = true
+        _ = parameters.chunkSizer
     }
 
     @Test func checksumsMatchKnownVectors() {

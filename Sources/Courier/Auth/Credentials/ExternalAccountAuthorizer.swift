@@ -64,8 +64,14 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
             subjectToken = try SubjectTokenSource(credentialSource: source, environment: environment)
             serviceAccountImpersonationURL = object["service_account_impersonation_url"]?.stringValue
             if let url = serviceAccountImpersonationURL { _ = try IAMCredentials.parse(impersonationURL: url) }
+            // 10 minutes to 12 hours, as Google's libraries accept (and IAM grants): anything else,
+            // 1e300 or a fraction included, is refused here rather than trap or reach IAM.
             let seconds = object["service_account_impersonation"]?.objectValue?["token_lifetime_seconds"]?.doubleValue ?? 3600
-            impersonationLifetime = .seconds(seconds)
+            guard (600...43_200).contains(seconds), seconds == seconds.rounded() else {
+                throw AuthError(.invalidCredentials,
+                                message: "service_account_impersonation.token_lifetime_seconds must be a whole number from 600 to 43200")
+            }
+            impersonationLifetime = .seconds(Int64(seconds))
             clientID = object["client_id"]?.stringValue
             clientSecret = object["client_secret"]?.stringValue
             workforcePoolUserProject = object["workforce_pool_user_project"]?.stringValue

@@ -71,7 +71,7 @@ public final class GDCHServiceAccountAuthorizer: TokenAuthorizer, CustomStringCo
         self.audience = audience
         let endpoint = try TokenEndpoint(url: key.tokenURL)
         cache = TokenCache(source: "gdch_service_account", refresh: refresh, now: now) { service in
-            let issued = Int64(now().timeIntervalSince1970)
+            let issued = JWT.seconds(now())
             let claims: JSONObject = ["iss": .string(key.serviceIdentity), "sub": .string(key.serviceIdentity),
                                       "aud": .string(key.tokenURL.absoluteString), "iat": .number(JSONNumber(issued)),
                                       "exp": .number(JSONNumber(issued + 3600))]

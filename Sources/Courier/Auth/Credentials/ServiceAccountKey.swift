@@ -47,7 +47,7 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible {
     /// An RS256 JWT issued by this account: `iss` = the account, `iat` now, `exp` in an hour,
     /// plus `claims`; the header names the key (`kid`).
     func signedJWT(claims: JSONObject, at now: Date) throws(AuthError) -> String {
-        let issued = Int64(now.timeIntervalSince1970)
+        let issued = JWT.seconds(now)
         var all: JSONObject = ["iss": .string(clientEmail), "iat": .number(JSONNumber(issued)),
                                "exp": .number(JSONNumber(issued + 3600))]
         for (name, value) in claims { all[name] = value }

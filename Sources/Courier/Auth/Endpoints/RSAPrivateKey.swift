@@ -57,6 +57,12 @@ enum PEMPair {
 
 /// JSON Web Tokens (RFC 7519) signed with RS256.
 enum JWT {
+    /// A claim's time (`iat`): whole seconds since 1970, held where an hour more (`exp`) cannot
+    /// overflow, whatever clock a caller injected.
+    static func seconds(_ date: Date) -> Int64 {
+        min(max(Int64(saturating: date.timeIntervalSince1970), 0), Int64.max - 86_400)
+    }
+
     static func sign(header: JSONObject, claims: JSONObject, key: RSAPrivateKey) throws(AuthError) -> String {
         let input = header.serialized().base64URLEncoded + "." + claims.serialized().base64URLEncoded
         return input + "." + (try key.signRS256(Data(input.utf8))).base64URLEncoded
