@@ -222,19 +222,30 @@ public struct LoadRunCommand: AsyncParsableCommand {
         await endpoint.stop()
     }
 
-    /// `--start-at`, as a date.
-    func startTime() throws -> Date? {
+    /// `--start-at`, as a date: at most a year from now, since shards wait for it.
+    func startTime(now: Date = Date()) throws -> Date? {
         guard let startAt else { return nil }
-        if let seconds = Double(startAt), seconds.isFinite, seconds > 0 { return Date(timeIntervalSince1970: seconds) }
-        guard let date = ISO8601DateFormatter().date(from: startAt) else {
+        let date: Date
+        if let seconds = Double(startAt), seconds.isFinite, seconds > 0 {
+            date = Date(timeIntervalSince1970: seconds)
+        } else if let parsed = ISO8601DateFormatter().date(from: startAt) {
+            date = parsed
+        } else {
             throw ValidationError("--start-at \(startAt): expected a time as 2026-11-24T10:00:00Z, or seconds since 1970")
+        }
+        guard date.timeIntervalSince(now) <= Self.latestStart else {
+            throw ValidationError("--start-at \(startAt): more than a year from now")
         }
         return date
     }
 
+    /// How far ahead `--start-at` may be: a year.
+    static let latestStart: Double = 366 * 86_400
+
     /// Sleeps until `start` by the wall clock (interruptible); a time already past starts at once, with a note.
     static func wait(until start: Date) async throws {
-        let seconds = start.timeIntervalSinceNow
+        // Held to a year either way: the start was checked, but the clock may have moved since.
+        let seconds = min(max(start.timeIntervalSinceNow, -latestStart), latestStart)
         if seconds > 0 {
             Terminal.note("courier: starting at \(ISO8601DateFormatter().string(from: start)), in \(Int(seconds.rounded(.up))) s")
             try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))

@@ -45,7 +45,9 @@ enum Format {
 
     /// Seconds as `10.00s`, or `1m30s` past a minute.
     static func seconds(_ seconds: Double) -> String {
-        seconds < 60 ? String(format: "%.2fs", seconds) : "\(Int(seconds) / 60)m\(Int(seconds) % 60)s"
+        guard seconds >= 60 else { return String(format: "%.2fs", seconds) }
+        let whole = Int(saturating: seconds) // a merged file's duration may be anything finite
+        return "\(whole / 60)m\(whole % 60)s"
     }
 
     /// A fraction as a percentage's number, to a tenth: 0.95 → `95`, 0.001 → `0.1`.

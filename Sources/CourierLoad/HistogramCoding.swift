@@ -85,7 +85,10 @@ enum HistogramCoding {
         while !payload.isAtEnd {
             let count = try ZigZag.read(&payload)
             if count < 0 {
-                index += Int(-count)
+                // A run of empty buckets. The magnitude, not `-count`: Int64.min has no negation.
+                let (next, overflow) = index.addingReportingOverflow(Int(clamping: count.magnitude))
+                guard !overflow, next < 1 << 40 else { throw LoadError.invalidResult("the histogram skips past its buckets") }
+                index = next
                 continue
             }
             if count > 0 {

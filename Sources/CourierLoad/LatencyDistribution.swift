@@ -34,11 +34,39 @@ public struct LatencyDistribution: Codable, Sendable, Equatable {
     }
 
     /// Adds every count of `other`.
+    ///
+    /// Bucket by bucket when both have the same layout, as every distribution Courier makes or
+    /// decodes does; otherwise value by value, since HdrHistogram's own `add` traps on a layout
+    /// it cannot take (a histogram a caller built with ``init(histogram:)``).
     public mutating func add(_ other: LatencyDistribution) {
-        histogram.add(other.histogram)
+        if Self.sameLayout(histogram, other.histogram) {
+            histogram.add(other.histogram)
+            return
+        }
+        for recorded in other.histogram.recordedValues() {
+            _ = histogram.record(Swift.min(Swift.max(recorded.value, histogram.lowestDiscernibleValue), histogram.highestTrackableValue),
+                                 count: recorded.count)
+        }
     }
 
-    public var count: Int { Int(histogram.totalCount) }
+    private static func sameLayout(_ mine: Histogram<UInt64>, _ other: Histogram<UInt64>) -> Bool {
+        mine.numberOfSignificantValueDigits == other.numberOfSignificantValueDigits
+            && mine.lowestDiscernibleValue == other.lowestDiscernibleValue
+            && other.highestTrackableValue <= mine.highestTrackableValue
+    }
+
+    /// The most requests a distribution read from a file may hold: 2⁵⁰, so that thousands of
+    /// merged files still add up within `Int`.
+    static let largestCount: UInt64 = 1 << 50
+
+    /// Whether `histogram` is laid out as Courier's are (one microsecond to an hour, `digits`
+    /// significant digits) and holds no more than ``largestCount``: what a result file must have.
+    static func isStandard(_ histogram: Histogram<UInt64>, digits: SignificantDigits) -> Bool {
+        histogram.lowestDiscernibleValue == 1 && histogram.highestTrackableValue == highestTrackable
+            && histogram.numberOfSignificantValueDigits == digits && histogram.totalCount <= largestCount
+    }
+
+    public var count: Int { Int(clamping: histogram.totalCount) }
     /// In microseconds, like every figure here.
     public var mean: Double { histogram.mean }
     public var standardDeviation: Double { histogram.stdDeviation }
@@ -57,6 +85,9 @@ public struct LatencyDistribution: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         histogram = try HistogramCoding.decode(try container.decode(String.self, forKey: .hdr))
+        guard Self.isStandard(histogram, digits: .three) else {
+            throw LoadError.invalidResult("a latency histogram is not laid out as Courier's (1 µs to an hour, three digits, at most 2^50 counts)")
+        }
         if let count = try container.decodeIfPresent(Int.self, forKey: .count), count != self.count {
             throw LoadError.invalidResult("the latency count \(count) disagrees with its histogram's \(self.count)")
         }
@@ -77,6 +108,6 @@ public struct LatencyDistribution: Codable, Sendable, Equatable {
 
     /// `99.9` → "99.9", `50` → "50".
     static func label(_ percentile: Double) -> String {
-        percentile == percentile.rounded() ? String(Int(percentile)) : String(percentile)
+        percentile == percentile.rounded() && abs(percentile) < 1e15 ? String(Int(percentile)) : String(percentile)
     }
 }

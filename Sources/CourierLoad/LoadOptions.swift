@@ -52,6 +52,15 @@ public struct LoadOptions: Sendable {
 
     public init() {}
 
+    /// The longest run, warm-up, stage, timeout or think time: ten years. Longer is a typo, and
+    /// every duration becomes nanoseconds in a `UInt64` somewhere (584 years at most).
+    public static let longestDuration: Duration = .seconds(315_360_000)
+    /// The most requests in flight one process keeps (``concurrency``, or a ramp's peak): about
+    /// 3 KiB each, so 3 GiB at the limit. Shards share more between machines.
+    public static let mostInFlight = 1_000_000
+    /// The slowest rate: one request in ``longestDuration``.
+    public static var slowestRate: Double { 1 / Double(longestDuration.components.seconds) }
+
     /// The open model: a rate, constant or ramping.
     var isOpen: Bool { rate != nil || ramp?.kind == .rate }
 

@@ -7,13 +7,14 @@ extension LoadResult {
     /// Runs made one after another are merged the same way; their requests per second then
     /// understate the load, since the durations did not overlap.
     public mutating func merge(_ other: LoadResult) {
-        requests += other.requests
-        errors += other.errors
-        skipped += other.skipped
-        bytesReceived += other.bytesReceived
-        bytesSent += other.bytesSent
+        // Saturating: each file's counts are checked (at most 2^50), but thousands of them add up.
+        requests = Count.sum(requests, other.requests)
+        errors = Count.sum(errors, other.errors)
+        skipped = Count.sum(skipped, other.skipped)
+        bytesReceived = Count.sum(bytesReceived, other.bytesReceived)
+        bytesSent = Count.sum(bytesSent, other.bytesSent)
         durationSeconds = max(durationSeconds, other.durationSeconds)
-        concurrency += other.concurrency
+        concurrency = Count.sum(concurrency, other.concurrency)
         if model != other.model { model = .mixed }
         if let otherRate = other.rate {
             // Shards carry rate / n each: round the sum to nine digits so 20 × 2000/20 prints 2000.
@@ -23,20 +24,20 @@ extension LoadResult {
         }
         for check in other.checks {
             if let index = checks.firstIndex(where: { $0.expression == check.expression }) {
-                checks[index].passes += check.passes
-                checks[index].fails += check.fails
+                checks[index].passes = Count.sum(checks[index].passes, check.passes)
+                checks[index].fails = Count.sum(checks[index].fails, check.fails)
             } else {
                 checks.append(check)
             }
         }
-        statusCodes.merge(other.statusCodes, uniquingKeysWith: +)
-        errorKinds.merge(other.errorKinds, uniquingKeysWith: +)
+        statusCodes.merge(other.statusCodes, uniquingKeysWith: Count.sum)
+        errorKinds.merge(other.errorKinds, uniquingKeysWith: Count.sum)
         latency.add(other.latency)
         for (name, endpoint) in other.endpoints {
             var merged = endpoints[name] ?? EndpointResult()
-            merged.requests += endpoint.requests
-            merged.errors += endpoint.errors
-            merged.skipped += endpoint.skipped
+            merged.requests = Count.sum(merged.requests, endpoint.requests)
+            merged.errors = Count.sum(merged.errors, endpoint.errors)
+            merged.skipped = Count.sum(merged.skipped, endpoint.skipped)
             merged.latency.add(endpoint.latency)
             endpoints[name] = merged
         }
@@ -44,7 +45,7 @@ extension LoadResult {
         var targets = target.components(separatedBy: ", ")
         for url in other.target.components(separatedBy: ", ") where !targets.contains(url) { targets.append(url) }
         target = targets.joined(separator: ", ")
-        runs += other.runs
+        runs = Count.sum(runs, other.runs)
         thresholds = [] // they judged the parts, not the whole: evaluate again on the merge
         shard = nil
         if ramp != other.ramp { ramp = nil } // shards of one run share its stages; other runs have no common ones
@@ -100,5 +101,13 @@ extension LoadResult {
         guard missing.isEmpty else {
             throw LoadError.invalidResult("shard \(missing.map { "\($0)/\(count)" }.joined(separator: ", ")) is missing")
         }
+    }
+}
+
+/// Counts that add up without trapping: held at the type's largest value.
+enum Count {
+    static func sum<Value: FixedWidthInteger>(_ a: Value, _ b: Value) -> Value {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b < 0 ? .min : .max) : sum
     }
 }

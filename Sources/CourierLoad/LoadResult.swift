@@ -165,6 +165,23 @@ extension LoadResult {
         ramp = try container.decodeIfPresent(LoadRamp.self, forKey: .ramp)
         checks = try container.decodeIfPresent([CheckResult].self, forKey: .checks) ?? []
         skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
+        try checkFigures()
+    }
+
+    /// A file's figures within what a run can make, so that merging, comparing and reporting
+    /// never overflow or divide by nothing: counts from 0 to 2⁵⁰, a duration of at most 10¹¹ s.
+    private func checkFigures() throws {
+        let largest = Int(LatencyDistribution.largestCount)
+        let counts = [concurrency, requests, errors, skipped, runs] + Array(statusCodes.values) + Array(errorKinds.values)
+            + endpoints.values.flatMap { [$0.requests, $0.errors, $0.skipped] } + checks.flatMap { [$0.passes, $0.fails] }
+        guard counts.allSatisfy({ (0...largest).contains($0) }), (0...Int64(largest) << 12).contains(bytesReceived),
+              (0...Int64(largest) << 12).contains(bytesSent) else {
+            throw LoadError.invalidResult("a count is negative or beyond 2^50 (bytes 2^62)")
+        }
+        guard durationSeconds.isFinite, (0...1e11).contains(durationSeconds) else {
+            throw LoadError.invalidResult("the duration \(durationSeconds) s is not a run's")
+        }
+        if let rate, !(rate.isFinite && rate >= 0) { throw LoadError.invalidResult("the rate \(rate) is not a rate") }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -38,13 +38,23 @@ public struct LoadRunner: Sendable {
     /// - Throws: ``LoadError/invalidArgument(_:)`` naming what is wrong.
     public static func validate(_ options: LoadOptions) throws {
         guard options.concurrency >= 1 else { throw LoadError.invalidArgument("concurrency must be at least 1") }
+        guard options.concurrency <= LoadOptions.mostInFlight else {
+            throw LoadError.invalidArgument("concurrency \(options.concurrency) is more than \(LoadOptions.mostInFlight) in one process: shard the run")
+        }
         if let requests = options.requests, requests < 1 { throw LoadError.invalidArgument("requests must be at least 1") }
         if let rate = options.rate, !(rate > 0 && rate.isFinite) { throw LoadError.invalidArgument("rate must be a positive number") }
+        if let rate = options.rate, rate < LoadOptions.slowestRate {
+            throw LoadError.invalidArgument("rate \(rate) is below one request in ten years")
+        }
         guard options.duration > .zero || options.requests != nil || options.ramp != nil else {
             throw LoadError.invalidArgument("duration must be positive")
         }
         guard options.warmup >= .zero else { throw LoadError.invalidArgument("warm-up must not be negative") }
         guard options.timeout > .zero else { throw LoadError.invalidArgument("timeout must be positive") }
+        for (name, duration) in [("duration", options.duration), ("warm-up", options.warmup), ("timeout", options.timeout)]
+        where duration > LoadOptions.longestDuration {
+            throw LoadError.invalidArgument("\(name) is longer than ten years")
+        }
         if let ramp = options.ramp { try check(ramp, options: options) }
         if let shard = options.shard, workers(options: options) < shard.count {
             throw LoadError.invalidArgument("concurrency \(workers(options: options)) cannot be split over \(shard.count) shards")
@@ -98,7 +108,7 @@ public struct LoadRunner: Sendable {
         let recorder = LoadRecorder(endpointNames: names, checkNames: plan.checks.map(\.expression),
                                     metrics: metrics, steps: plan.entries.map(\.name))
         let limit: LoadSchedule.Limit = options.requests.map { .requests($0) }
-            ?? .duration(nanoseconds: options.ramp.map { UInt64($0.seconds * 1e9) } ?? options.duration.nanoseconds)
+            ?? .duration(nanoseconds: options.ramp.map { UInt64(saturating: $0.seconds * 1e9) } ?? options.duration.nanoseconds)
         let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,
                                   warmingUp: false, progress: progress)
         var result = recorder.result(target: plan.target, model: options.isOpen ? .open : .closed,
@@ -117,13 +127,22 @@ public struct LoadRunner: Sendable {
     /// The whole run's workers: the concurrency, or the peak of a ramp of requests in flight.
     static func workers(options: LoadOptions) -> Int {
         guard let ramp = options.ramp, ramp.kind == .concurrency else { return options.concurrency }
-        return Int(StageProfile(initial: 0, stages: ramp.stages).peak.rounded(.up))
+        return Int(saturating: StageProfile(initial: 0, stages: ramp.stages).peak.rounded(.up))
     }
 
     private static func check(_ ramp: LoadRamp, options: LoadOptions) throws {
         guard !ramp.stages.isEmpty else { throw LoadError.invalidArgument("a ramp has at least one stage") }
         guard options.requests == nil else { throw LoadError.invalidArgument("stages set the run's length: give stages or a request count, not both") }
         guard options.warmup == .zero else { throw LoadError.invalidArgument("stages ramp up themselves: give the first stage instead of a warm-up") }
+        guard ramp.stages.allSatisfy(\.isValid) else {
+            throw LoadError.invalidArgument("a stage lasts longer than 0 s and has a finite target, at least 0")
+        }
+        guard ramp.seconds <= Double(LoadOptions.longestDuration.components.seconds) else {
+            throw LoadError.invalidArgument("the stages last longer than ten years")
+        }
+        if ramp.kind == .concurrency, let peak = ramp.stages.map(\.target).max(), peak > Double(LoadOptions.mostInFlight) {
+            throw LoadError.invalidArgument("a stage's \(Format.number(peak)) in flight is more than \(LoadOptions.mostInFlight) in one process: shard the run")
+        }
         switch ramp.kind {
         case .rate:
             guard StageProfile(initial: options.rate ?? 0, stages: ramp.stages).segments.contains(where: { $0.count >= 1 }) else {
@@ -249,8 +268,11 @@ public struct LoadProgress: Sendable {
 }
 
 extension Duration {
+    /// Whole nanoseconds: 0 for a negative duration, `UInt64.max` past 584 years.
     var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, carry) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
+        return overflow || carry ? .max : sum
     }
 }

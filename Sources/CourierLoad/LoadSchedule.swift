@@ -44,16 +44,18 @@ final class LoadSchedule: Sendable {
         let number = shard?.globalNumber(local) ?? local
         if let rate {
             guard let due = rate.dueTime(ofRequest: number) else { return nil }
-            let intended = start + UInt64(due * 1e9)
+            // Saturating: a rate of one request in years puts the next one past any clock.
+            let (intended, overflow) = start.addingReportingOverflow(UInt64(saturating: due * 1e9))
+            if overflow { return nil }
             switch limit {
-            case .duration(let nanoseconds): if intended >= start + nanoseconds { return nil }
+            case .duration(let nanoseconds): if intended - start >= nanoseconds { return nil }
             case .requests(let count): if number >= count { return nil }
             }
             return Slot(number: number, intendedStart: intended)
         }
         switch limit {
         case .duration(let nanoseconds):
-            return monotonicNanoseconds() < start + nanoseconds ? Slot(number: number) : nil
+            return monotonicNanoseconds() &- start < nanoseconds ? Slot(number: number) : nil
         case .requests(let count):
             return number < count ? Slot(number: number) : nil
         }

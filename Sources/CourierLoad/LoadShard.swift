@@ -31,6 +31,14 @@ public struct LoadShard: Codable, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
+    enum CodingKeys: String, CodingKey { case index, count }
+
+    /// Checked as ``init(index:count:)`` checks: a result file's shard divides by its count.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(index: try container.decode(Int.self, forKey: .index), count: try container.decode(Int.self, forKey: .count))
+    }
+
     /// This shard's part of `total` things dealt round-robin; the parts of all shards add up to `total`.
     public func share(of total: Int) -> Int {
         total / count + (index < total % count ? 1 : 0)

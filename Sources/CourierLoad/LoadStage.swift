@@ -10,13 +10,28 @@ public struct LoadStage: Codable, Sendable, Hashable {
     /// - Throws: ``LoadError/invalidArgument(_:)`` unless the length is positive and the target
     ///   is a finite number, at least 0.
     public init(duration: Duration, target: Double) throws {
-        seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        try self.init(seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, target: target)
+    }
+
+    private init(seconds: Double, target: Double) throws {
         guard seconds > 0, seconds.isFinite else { throw LoadError.invalidArgument("a stage lasts longer than 0 s") }
         guard target >= 0, target.isFinite else {
             throw LoadError.invalidArgument("a stage's target is a finite number, at least 0, not \(target)")
         }
+        self.seconds = seconds
         self.target = target
     }
+
+    enum CodingKeys: String, CodingKey { case seconds, target }
+
+    /// Checked as ``init(duration:target:)`` checks: a result file's stages divide by their length.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(seconds: try container.decode(Double.self, forKey: .seconds), target: try container.decode(Double.self, forKey: .target))
+    }
+
+    /// Whether ``seconds`` and ``target`` are as ``init(duration:target:)`` leaves them (both are `var`s).
+    var isValid: Bool { seconds > 0 && seconds.isFinite && target >= 0 && target.isFinite }
 }
 
 /// A quantity that moves in straight lines between stage targets: the open model's arrival rate

@@ -29,6 +29,9 @@ public struct LoadTimeline: Codable, Sendable, Equatable {
             requests = try container.decode(Int.self, forKey: .requests)
             errors = try container.decode(Int.self, forKey: .errors)
             latency = LatencyDistribution(histogram: try HistogramCoding.decode(try container.decode(String.self, forKey: .hdr)))
+            guard LatencyDistribution.isStandard(latency.histogram, digits: .two), errors >= 0, errors <= requests else {
+                throw LoadError.invalidResult("an interval's histogram is not laid out as a timeline's, or its errors exceed its requests")
+            }
             guard latency.count == requests else {
                 throw LoadError.invalidResult("an interval's \(requests) requests disagree with its histogram's \(latency.count)")
             }
@@ -55,9 +58,32 @@ public struct LoadTimeline: Codable, Sendable, Equatable {
         self.intervals = intervals
     }
 
+    enum CodingKeys: String, CodingKey { case startedAt, intervalSeconds, intervals }
+
+    /// The longest interval a file may give: 2⁴⁰ s, so doubling and shifting stay within `Int`.
+    static let longestInterval = 1 << 40
+
+    /// Checked, since merging divides by the width and lines timelines up by their start: a
+    /// start a finite number of seconds within ±10¹¹ of 1970 (about the year 5000), a width that
+    /// is a power of two up to ``longestInterval``, at most ``maximumIntervals`` intervals.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        startedAt = try container.decode(Double.self, forKey: .startedAt)
+        intervalSeconds = try container.decode(Int.self, forKey: .intervalSeconds)
+        intervals = try container.decode([Interval].self, forKey: .intervals)
+        guard startedAt.isFinite, abs(startedAt) <= 1e11 else { throw LoadError.invalidResult("the timeline's start \(startedAt) is not a time") }
+        guard intervalSeconds >= 1, intervalSeconds <= Self.longestInterval, intervalSeconds & (intervalSeconds - 1) == 0 else {
+            throw LoadError.invalidResult("the timeline's interval of \(intervalSeconds) s is not a power of two up to 2^40")
+        }
+        guard intervals.count <= Self.maximumIntervals else {
+            throw LoadError.invalidResult("the timeline has \(intervals.count) intervals, more than \(Self.maximumIntervals)")
+        }
+    }
+
     /// Records a request that ended `seconds` after ``startedAt``.
     public mutating func record(atSecond seconds: Double, failed: Bool, microseconds: UInt64) {
-        let index = slot(for: Int(max(0, seconds)))
+        // Held within a run's reach (10¹¹ s): a clock read wrong must not trap or grow the timeline forever.
+        let index = slot(for: Int(saturating: min(max(0, seconds), 1e11)))
         intervals[index].requests += 1
         if failed { intervals[index].errors += 1 }
         intervals[index].latency.record(microseconds: microseconds)
@@ -72,8 +98,9 @@ public struct LoadTimeline: Codable, Sendable, Equatable {
         let width = max(intervalSeconds, other.intervalSeconds)
         while intervalSeconds < width { coarsen() }
         while other.intervalSeconds < width { other.coarsen() }
-        let ownShift = Int(((startedAt - start) / Double(width)).rounded())
-        let otherShift = Int(((other.startedAt - start) / Double(width)).rounded())
+        // Saturating: a decoded start is checked (see init(from:)); one set in code may be anything.
+        let ownShift = Int(saturating: min((startedAt - start) / Double(width), 1e12).rounded())
+        let otherShift = Int(saturating: min((other.startedAt - start) / Double(width), 1e12).rounded())
         var merged = LoadTimeline(startedAt: start, intervalSeconds: width)
         merged.add(self, shiftedBy: ownShift)
         merged.add(other, shiftedBy: otherShift)
@@ -105,13 +132,14 @@ public struct LoadTimeline: Codable, Sendable, Equatable {
             index += 2
         }
         intervals = halved
-        intervalSeconds *= 2
+        intervalSeconds = intervalSeconds > Int.max / 2 ? Int.max : intervalSeconds * 2
     }
 
     private mutating func add(_ other: LoadTimeline, shiftedBy shift: Int) {
         let width = other.intervalSeconds // this timeline's may double while adding
         for (offset, interval) in other.intervals.enumerated() {
-            let index = slot(for: (offset + shift) * width)
+            let (second, overflow) = (offset + max(0, shift)).multipliedReportingOverflow(by: width)
+            let index = slot(for: overflow ? Int.max : second)
             intervals[index].add(interval)
         }
     }
@@ -119,8 +147,8 @@ public struct LoadTimeline: Codable, Sendable, Equatable {
 
 extension LoadTimeline.Interval {
     mutating func add(_ other: LoadTimeline.Interval) {
-        requests += other.requests
-        errors += other.errors
+        requests = Count.sum(requests, other.requests)
+        errors = Count.sum(errors, other.errors)
         latency.add(other.latency)
     }
 }

@@ -131,11 +131,11 @@ struct LoadWorker: Sendable {
     /// Waits until the ramp lets this worker send; false when it never will again.
     private nonisolated(nonsending) func mayRun() async -> Bool {
         guard let ramp else { return true }
-        let seconds = Double(monotonicNanoseconds() - schedule.start) / 1e9
+        let seconds = Double(monotonicNanoseconds() &- schedule.start) / 1e9
         guard let time = ramp.profile.firstTime(above: Double(ramp.number), atOrAfter: seconds),
               time < ramp.profile.totalSeconds else { return false }
         if time > seconds {
-            do { try await Task.sleep(nanoseconds: UInt64((time - seconds) * 1e9)) } catch { return false }
+            do { try await Task.sleep(nanoseconds: UInt64(saturating: (time - seconds) * 1e9)) } catch { return false }
         }
         return true
     }

@@ -138,12 +138,17 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// Microseconds in `text`: `900us`, `900µs`, `200ms`, `1.5s`; a bare number is milliseconds.
     static func parseDuration(_ text: String) -> Double? {
         let units: [(String, Double)] = [("us", 1), ("µs", 1), ("ms", 1000), ("s", 1_000_000)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let number = Double(text.dropLast(suffix.count)), number >= 0 else { return nil }
-            return number * scale
+        let number: Double?, scale: Double
+        if let (suffix, unitScale) = units.first(where: { text.hasSuffix($0.0) }) {
+            number = Double(text.dropLast(suffix.count))
+            scale = unitScale
+        } else {
+            number = Double(text)
+            scale = 1000
         }
-        guard let number = Double(text), number >= 0 else { return nil }
-        return number * 1000
+        // `inf`, `nan` and `1e400` parse as numbers; none is a duration.
+        guard let number, number >= 0, (number * scale).isFinite else { return nil }
+        return number * scale
     }
 
     /// Judges `result`; a threshold on an endpoint or a stage the result lacks fails.

@@ -80,6 +80,104 @@ import Testing
         #expect(throws: LoadError.self) { try HistogramCoding.decode(encoded) }
     }
 
+    /// A V2 histogram, uncompressed, of Courier's layout with `payload` as its counts.
+    static func plainHistogram(payload: [UInt8], digits: UInt32 = 3) -> String {
+        var plain = [UInt8]()
+        func append(_ value: some FixedWidthInteger) { withUnsafeBytes(of: value.bigEndian) { plain += $0 } }
+        append(HistogramCoding.encodingCookie)
+        append(UInt32(payload.count))
+        append(UInt32(0))
+        append(digits)
+        append(UInt64(1))
+        append(LatencyDistribution.highestTrackable)
+        append(Double(1).bitPattern)
+        return Data(plain + payload).base64EncodedString()
+    }
+
+    /// A run of empty buckets as long as Int64.min, whose negation traps, and runs that together
+    /// pass Int.max: typed errors.
+    @Test func skipsPastTheBucketsAreTypedErrors() throws {
+        var payload = [UInt8]()
+        ZigZag.append(.min, to: &payload)
+        ZigZag.append(1, to: &payload)
+        #expect(throws: LoadError.self) { try HistogramCoding.decode(Self.plainHistogram(payload: payload)) }
+        var twice = [UInt8]()
+        for _ in 0..<3 { ZigZag.append(-(Int64.max / 2), to: &twice) }
+        ZigZag.append(0, to: &twice)
+        #expect(throws: LoadError.self) { try HistogramCoding.decode(Self.plainHistogram(payload: twice)) }
+    }
+
+    /// A result file is what users hand `merge`, `compare` and `--report`: each figure that
+    /// would overflow a merge, divide by nothing or trap a conversion is refused when read.
+    @Test(arguments: [
+        ("durationSeconds", "1e300"), ("durationSeconds", "-1"), ("requests", "-1"), ("requests", "4611686018427387904"),
+        ("concurrency", "9223372036854775807"), ("runs", "-5"), ("bytesSent", "-1"), ("rate", "-3"),
+    ])
+    func resultFiguresPastAnyRunAreTypedErrors(field: String, literal: String) throws {
+        var json = try #require(try JSONSerialization.jsonObject(with: Self.result([5, 6], statuses: [200: 2]).jsonData()) as? [String: Any])
+        json[field] = try JSONSerialization.jsonObject(with: Data(literal.utf8), options: .fragmentsAllowed)
+        #expect(throws: LoadError.self) { try LoadResult.decode(try JSONSerialization.data(withJSONObject: json)) }
+    }
+
+    /// Timelines, shards, stages and histograms of a file: the same.
+    @Test func resultPartsPastAnyRunAreTypedErrors() throws {
+        var result = Self.result([5, 6], statuses: [200: 2])
+        var timeline = LoadTimeline(startedAt: 1_700_000_000)
+        timeline.record(atSecond: 0.5, failed: false, microseconds: 5)
+        timeline.record(atSecond: 1.5, failed: false, microseconds: 6)
+        result.timeline = timeline
+        result.shard = try LoadShard(index: 0, count: 2)
+        result.ramp = LoadRamp(.rate, stages: [try LoadStage(duration: .seconds(10), target: 5)])
+        let base = try #require(try JSONSerialization.jsonObject(with: result.jsonData()) as? [String: Any])
+        #expect(try LoadResult.decode(try JSONSerialization.data(withJSONObject: base)) == result) // the unchanged file reads
+
+        func rejected(_ change: (inout [String: Any]) -> Void) throws {
+            var json = base
+            change(&json)
+            #expect(throws: LoadError.self) { try LoadResult.decode(try JSONSerialization.data(withJSONObject: json)) }
+        }
+        func timelineField(_ name: String, _ value: Any) -> (inout [String: Any]) -> Void {
+            { json in
+                var timeline = json["timeline"] as? [String: Any] ?? [:]
+                timeline[name] = value
+                json["timeline"] = timeline
+            }
+        }
+        try rejected(timelineField("startedAt", 1e300))
+        try rejected(timelineField("intervalSeconds", 0))
+        try rejected(timelineField("intervalSeconds", 3))
+        try rejected(timelineField("intervalSeconds", Int64.max))
+        try rejected(timelineField("intervals", Array(repeating: ["requests": 0, "errors": 0, "hdr": HistogramCoding.encode(LatencyDistribution(significantDigits: .two).histogram)],
+                                                          count: LoadTimeline.maximumIntervals + 1)))
+        try rejected { $0["shard"] = ["index": 0, "count": 0] }
+        try rejected { $0["shard"] = ["index": 3, "count": 2] }
+        try rejected { $0["ramp"] = ["kind": "rate", "stages": [["seconds": 0, "target": 5]]] }
+        try rejected { $0["ramp"] = ["kind": "rate", "stages": [["seconds": 10, "target": -1]]] }
+        // An overall histogram with a timeline's two digits (HdrHistogram's merge traps on a layout it cannot take).
+        try rejected { json in
+            var latency = json["latency"] as? [String: Any] ?? [:]
+            latency["hdr"] = Self.plainHistogram(payload: [], digits: 2)
+            latency["count"] = 0
+            json["latency"] = latency
+        }
+    }
+
+    /// `add` of a histogram laid out differently (one built in code) records value by value
+    /// instead of trapping in HdrHistogram's merge; counts add up without overflowing.
+    @Test func addingAnotherLayoutAndHugeCountsDoesNotTrap() {
+        var mine = LatencyDistribution()
+        mine.record(microseconds: 100)
+        var coarse = LatencyDistribution(significantDigits: .two)
+        coarse.record(microseconds: 2_000)
+        coarse.record(microseconds: 2_000)
+        mine.add(coarse)
+        #expect(mine.count == 3)
+        #expect(mine.max >= 1_990)
+        #expect(Count.sum(Int.max - 1, 5) == Int.max)
+        #expect(Count.sum(Int64.min + 1, -5) == Int64.min)
+        #expect(Count.sum(2, 3) == 5)
+    }
+
     /// The `hdr` string is the standard compressed V2 encoding: Python's HdrHistogram reads ours,
     /// and we read what it writes.
     @Test func histogramsInteroperateWithPythonsHdrHistogram() async throws {

@@ -172,4 +172,32 @@ import Testing
         #expect(throws: LoadError.self) { try Scenario(json: Data("[]".utf8)) }
         #expect(throws: LoadError.self) { try Scenario(json: Data(#"[{"url":"http://a/","weight":-1}]"#.utf8)) }
     }
+
+    /// Options set in code past what any run can take: typed errors from `validate`, where a
+    /// rate of 1e-300 trapped the loop thread ("Double value cannot be converted to UInt64").
+    @Test func optionsPastAnyRunAreTypedErrors() throws {
+        func rejected(_ change: (inout LoadOptions) throws -> Void) rethrows {
+            var options = LoadOptions()
+            options.url = URL(string: "http://127.0.0.1/")!
+            try change(&options)
+            #expect(throws: LoadError.self) { try LoadRunner.validate(options) }
+        }
+        try rejected { $0.rate = 1e-300 }
+        try rejected { $0.concurrency = LoadOptions.mostInFlight + 1 }
+        try rejected { $0.duration = .seconds(Int64.max) }
+        try rejected { $0.timeout = .seconds(400_000_000) }
+        try rejected { $0.warmup = LoadOptions.longestDuration + .seconds(1) }
+        try rejected { $0.ramp = LoadRamp(.concurrency, stages: [try LoadStage(duration: .seconds(1), target: 1e300)]) }
+        try rejected { $0.ramp = LoadRamp(.rate, stages: [try LoadStage(duration: .seconds(300_000_000), target: 5),
+                                                           try LoadStage(duration: .seconds(300_000_000), target: 5)]) }
+        try rejected { options in
+            var stage = try LoadStage(duration: .seconds(1), target: 5)
+            stage.seconds = .nan // a public `var`: checked again
+            options.ramp = LoadRamp(.rate, stages: [stage])
+        }
+        var fine = LoadOptions()
+        fine.url = URL(string: "http://127.0.0.1/")!
+        fine.rate = LoadOptions.slowestRate
+        try LoadRunner.validate(fine)
+    }
 }

@@ -55,4 +55,21 @@ import Testing
         let decoded = try JSONDecoder().decode(LoadTimeline.self, from: JSONEncoder().encode(both))
         #expect(decoded == both)
     }
+
+    /// Seconds no run reaches, and starts a public initializer takes but no file may hold: the
+    /// request is counted (at the timeline's far end), nothing traps.
+    @Test func secondsPastAnyRunAreHeld() {
+        var timeline = LoadTimeline(startedAt: 0)
+        timeline.record(atSecond: .infinity, failed: false, microseconds: 10)
+        timeline.record(atSecond: .nan, failed: false, microseconds: 10)
+        timeline.record(atSecond: 1e300, failed: true, microseconds: 10)
+        #expect(timeline.intervals.map(\.requests).reduce(0, +) == 3)
+        #expect(timeline.intervals.count <= LoadTimeline.maximumIntervals)
+        var far = LoadTimeline(startedAt: 1e300)
+        far.record(atSecond: 1, failed: false, microseconds: 10)
+        var merged = LoadTimeline(startedAt: -1e300)
+        merged.record(atSecond: 1, failed: false, microseconds: 10)
+        merged.merge(far)
+        #expect(merged.intervals.map(\.requests).reduce(0, +) == 2)
+    }
 }

@@ -36,7 +36,7 @@ struct IntervalResampler {
         requests = timeline.intervals.map(\.requests)
         errors = timeline.intervals.map(\.errors)
         width = Double(timeline.intervalSeconds)
-        let whole = Int((durationSeconds / width + 1e-6).rounded(.down))
+        let whole = Int(saturating: (durationSeconds / width + 1e-6).rounded(.down))
         full = min(timeline.intervals.count, max(0, whole))
     }
 
@@ -57,7 +57,7 @@ struct IntervalResampler {
         func value(atPercentile percentile: Double, values: [UInt64]) -> Double {
             // Each interval's histogram holds its requests exactly (checked when a result is read).
             guard requests > 0 else { return 0 }
-            let wanted = max(1, Int((percentile / 100 * Double(requests)).rounded(.up)))
+            let wanted = max(1, Int(saturating: (percentile / 100 * Double(requests)).rounded(.up)))
             var running = 0
             for (index, count) in histogram.enumerated() {
                 running += count

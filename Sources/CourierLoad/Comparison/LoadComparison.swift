@@ -257,7 +257,7 @@ public struct LoadComparison: Codable, Sendable, Equatable {
     private static func quantile(_ sorted: [Double], _ fraction: Double) -> Double {
         guard !sorted.isEmpty else { return 0 }
         let position = fraction * Double(sorted.count - 1)
-        let lower = Int(position.rounded(.down)), upper = min(sorted.count - 1, lower + 1)
+        let lower = min(max(0, Int(saturating: position.rounded(.down))), sorted.count - 1), upper = min(sorted.count - 1, lower + 1)
         return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
     }
 }
