@@ -31,9 +31,21 @@ struct PartialDownload: Codable, Sendable {
     static func read(for file: URL, url: URL) -> PartialDownload? {
         guard FileManager.default.fileExists(atPath: dataFile(for: file).path),
               let data = try? Data(contentsOf: sidecar(for: file)),
-              let partial = try? JSONDecoder().decode(PartialDownload.self, from: data), partial.url == url.absoluteString
+              let partial = try? JSONDecoder().decode(PartialDownload.self, from: data), partial.url == url.absoluteString,
+              partial.isConsistent
         else { return nil }
         return partial
+    }
+
+    /// Whether the record could have been written by a download: a size of at least 0, and
+    /// slices in order that tile `0..<totalBytes` with what each wrote within it. A damaged
+    /// record (its offsets are added and ranged over) starts the download afresh instead.
+    var isConsistent: Bool {
+        if let totalBytes, totalBytes < 0 { return false }
+        guard let slices else { return true }
+        guard let totalBytes, let first = slices.first, first.start == 0, slices.last?.end == totalBytes else { return false }
+        return zip(slices, slices.dropFirst()).allSatisfy { $0.end == $1.start }
+            && slices.allSatisfy { $0.start <= $0.end && $0.written >= 0 && $0.written <= $0.end - $0.start }
     }
 
     func write(for file: URL) throws {

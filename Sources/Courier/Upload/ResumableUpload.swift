@@ -88,7 +88,11 @@ struct ResumableUpload<Response: QueryResponse> {
         case .data:
             throw UploadError(code: .invalidParameters, message: "only file and stream uploads can be resumed in another process")
         }
-        let chunkSize = ChunkSizer.rounded(session.chunkSize)
+        // A session is the caller's to keep (a file, a database): its numbers are checked as input.
+        guard session.offset >= 0, (session.totalBytes ?? 0) >= 0, session.offset <= session.totalBytes ?? .max else {
+            throw UploadError(code: .invalidParameters, message: "the session's offset \(session.offset) does not lie within its \(session.totalBytes.map(String.init) ?? "unknown") bytes")
+        }
+        let chunkSize = ChunkSizer.rounded(min(session.chunkSize, UploadParameters.largestChunkSize))
         sizer = ChunkSizer(initial: chunkSize, maximum: max(chunkSize, sizer.maximum))
         var resumed = UploadStateMachine(resuming: session.sessionURI, offset: session.offset, total: session.totalBytes,
                                          chunkSize: chunkSize, restartWhenSessionExpires: parameters.restartWhenSessionExpires)

@@ -147,10 +147,11 @@ struct UploadStateMachine: Sendable {
         case .sending, .querying: break
         default: return unexpected("a 308")
         }
-        let next = lastByte.map { $0 + 1 } ?? 0
-        guard next >= 0, next <= total ?? .max else {
+        // `Range: bytes=0-9223372036854775807` is a server's to send: its next byte overflows.
+        let (next, overflow) = (lastByte ?? -1).addingReportingOverflow(1)
+        guard !overflow, next >= 0, next <= total ?? .max else {
             phase = .failed
-            return .fail(UploadError(code: .protocolViolation, message: "the server acknowledged \(next) of \(total ?? 0) bytes"))
+            return .fail(UploadError(code: .protocolViolation, message: "the server acknowledged bytes up to \(lastByte.map(String.init) ?? "none") of \(total ?? 0)"))
         }
         if case .sending(let range) = phase, next > range.upperBound {
             phase = .failed

@@ -78,6 +78,25 @@ import Testing
         #expect(total([:], start: 0) == nil)
     }
 
+    /// A damaged record beside a partial download (its offsets are added and ranged over when
+    /// resuming: a written count of Int64.max overflowed) starts the download afresh.
+    @Test func aDamagedRecordIsNotResumedFrom() {
+        typealias Slice = PartialDownload.Slice
+        func record(_ total: Int64?, _ slices: [Slice]?) -> PartialDownload {
+            PartialDownload(url: "http://a/", etag: "e", lastModified: nil, totalBytes: total, slices: slices)
+        }
+        #expect(record(100, nil).isConsistent)
+        #expect(record(nil, nil).isConsistent)
+        #expect(record(100, [Slice(start: 0, end: 50, written: 50), Slice(start: 50, end: 100, written: 0)]).isConsistent)
+        #expect(!record(-1, nil).isConsistent)
+        #expect(!record(nil, [Slice(start: 0, end: 50, written: 0)]).isConsistent)
+        #expect(!record(100, [Slice(start: 0, end: 50, written: .max), Slice(start: 50, end: 100, written: 0)]).isConsistent)
+        #expect(!record(100, [Slice(start: 0, end: 50, written: -1), Slice(start: 50, end: 100, written: 0)]).isConsistent)
+        #expect(!record(100, [Slice(start: 0, end: 60, written: 0), Slice(start: 50, end: 100, written: 0)]).isConsistent)
+        #expect(!record(100, [Slice(start: 0, end: .min, written: 0), Slice(start: .min, end: 100, written: 0)]).isConsistent)
+        #expect(!record(.max, [Slice(start: 5, end: .max, written: 0)]).isConsistent)
+    }
+
     @Test func aSliceResetMidwayResumesAloneAndTheWholeVerifies() async throws {
         // The connection carrying byte 1,000,000 (the second slice) drops there, once.
         try await withObject(faults: ["break": "1000000"]) { server, service, media, target, contents in

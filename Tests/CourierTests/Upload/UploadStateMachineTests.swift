@@ -30,6 +30,22 @@ import Testing
         #expect(upload { $0.incomplete(lastByte: nil) } == .sendChunk(0..<400)) // it kept nothing
     }
 
+    /// `Range: bytes=0-9223372036854775807` (the last byte's successor overflowed, a trap) and
+    /// negative offsets are protocol violations, whatever the total; an unknown total too.
+    @Test(arguments: [Int64.max, -2, 1000, 5_000])
+    func anAcknowledgementPastTheBytesIsAViolation(lastByte: Int64) {
+        for total in [1000, nil] as [Int64?] {
+            let upload = Box(UploadStateMachine(total: total, chunkSize: 400, restartWhenSessionExpires: true))
+            _ = upload { $0.start() }
+            _ = upload { $0.initiated(sessionURI: session) }
+            guard case .fail(let error) = upload({ $0.incomplete(lastByte: lastByte) }) else {
+                Issue.record("\(lastByte) of \(String(describing: total)) was taken")
+                continue
+            }
+            #expect(error.code == .protocolViolation)
+        }
+    }
+
     @Test func afterAFailureTheOffsetIsAskedFor() {
         let upload = machine()
         _ = upload { $0.start() }

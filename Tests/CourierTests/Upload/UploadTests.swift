@@ -329,6 +329,33 @@ import Testing
         await server.stop()
     }
 
+    /// A session is the caller's to keep: offsets outside its bytes are refused before anything
+    /// is sent, and a chunk size of Int64.max (whose read-ahead, twice a chunk, overflowed) is
+    /// held at 5 TiB, so the upload completes.
+    @Test func aDamagedSessionIsRefusedOrHeldWithinBounds() async throws {
+        try await withTestServer { server in
+            let file = try PatternFile(size: 600_000)
+            defer { file.remove() }
+            func session(offset: Int64, chunkSize: Int64 = 262_144) throws -> UploadSession {
+                UploadSession(sessionURI: server.url("/upload/files/v1/files?upload_id=none"), offset: offset, totalBytes: 600_000,
+                              chunkSize: chunkSize, mimeType: "application/octet-stream",
+                              file: try UploadSession.FileIdentity(of: file.url), queryName: "files.insert", verifyIntegrity: true)
+            }
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
+                let query = Files.insert(server, name: "damaged", upload: UploadParameters(file: file.url, mimeType: "application/octet-stream"))
+                for offset in [-1, 600_001, Int64.max] as [Int64] {
+                    await #expect(throws: UploadError.invalidParameters) { try await service.resumeUpload(try session(offset: offset), query: query).value }
+                }
+                #expect(server.files.chunkRequestCount == 0 && server.files.statusQueryCount == 0)
+                // A chunk size past any object: the server has forgotten the session, so the
+                // upload starts again, with chunks held at 5 TiB (here: the whole file at once).
+                let uploaded = try await service.resumeUpload(try session(offset: 0, chunkSize: .max), query: query).value
+                #expect(uploaded.json["name"]?.stringValue == "damaged")
+                #expect(server.files.contents(named: "damaged") == file.contents)
+            }
+        }
+    }
+
     @Test func aChangedFileIsRefused() async throws {
         try await withTestServer { server in
             let file = try PatternFile(size: 600_000)
