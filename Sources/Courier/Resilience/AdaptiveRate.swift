@@ -57,7 +57,9 @@ struct AdaptiveRate: Sendable {
             return nil
         }
         waitedThisWindow = true
-        return .seconds((1 - tokens) / rate)
+        // At most 10⁹ s: a rate the caller set to 1e-300 (validated only as above zero) would
+        // make a Duration of 1e300 s, which traps.
+        return .seconds(min((1 - tokens) / rate, 1e9))
     }
 
     /// Reports an answer to a request admitted at `admitted`; returns the rate's change, if any.

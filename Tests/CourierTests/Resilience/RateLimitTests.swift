@@ -25,6 +25,16 @@ import Testing
         #expect(result5 == nil)
     }
 
+    /// A rate set after `init` (a `var`) to 1e-300, which validation takes as above zero: the
+    /// wait is held at 10⁹ s instead of trapping as a Duration of 1e300 s.
+    @Test func aVanishingRateWaitsLongWithoutTrapping() {
+        var limit = RateLimit.perSecond(10, burst: 1, adaptive: false)
+        limit.requestsPerSecond = 1e-300
+        var rate = AdaptiveRate(limit: limit, now: .zero)
+        #expect(rate.take(now: .zero) == nil) // the burst
+        #expect(rate.take(now: .zero) == .seconds(1_000_000_000))
+    }
+
     @Test func aThrottleBringsTheRateJustBelowWhatTheServerAccepted() throws {
         var rate = AdaptiveRate(limit: .perSecond(500), now: .zero)
         for _ in 0..<100 { _ = rate.observe(.accepted, admitted: .zero, now: .milliseconds(200)) }
