@@ -40,7 +40,7 @@ enum Format {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(Int(value))B" : String(format: "%.2f", value) + units[unit]
+        return unit == 0 ? "\(Int(saturating: value))B" : String(format: "%.2f", value) + units[unit] // NaN (0 bytes in 0 s) is 0B
     }
 
     /// Seconds as `10.00s`, or `1m30s` past a minute.

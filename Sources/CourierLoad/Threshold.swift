@@ -199,7 +199,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         switch metric {
         case .percentile, .mean, .standardDeviation, .min, .max: Format.latency(actual)
         case .errorRate, .checkPassRate: Format.percent(actual)
-        case .errorCount, .requests: Format.count(Int(actual))
+        case .errorCount, .requests: Format.count(Int(saturating: actual)) // Double(Int.max) is one past Int.max
         case .requestsPerSecond: Format.rate(actual)
         }
     }

@@ -125,7 +125,7 @@ public struct LoadReport: Sendable {
         if let total = progress.totalSeconds { position += " / " + Format.seconds(total) }
         if let total = progress.totalRequests { position = "\(Format.count(progress.requests)) / \(Format.count(total))" }
         let phase = progress.warmingUp ? "warming up  " : ""
-        return "[ \(position) ]  \(phase)\(Format.count(Int(progress.currentRate))) requests/s  "
+        return "[ \(position) ]  \(phase)\(Format.count(Int(saturating: progress.currentRate))) requests/s  "
             + "\(Format.count(progress.requests)) requests  \(Format.count(progress.errors)) errors"
     }
 }
