@@ -176,7 +176,7 @@ import Testing
     /// Options set in code past what any run can take: typed errors from `validate`, where a
     /// rate of 1e-300 trapped the loop thread ("Double value cannot be converted to UInt64").
     @Test func optionsPastAnyRunAreTypedErrors() throws {
-        func rejected(_ change: (inout LoadOptions) throws -> Void) rethrows {
+        func rejected(_ change: (inout LoadOptions) throws -> Void) throws {
             var options = LoadOptions()
             options.url = URL(string: "http://127.0.0.1/")!
             try change(&options)
