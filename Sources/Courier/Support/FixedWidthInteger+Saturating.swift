@@ -3,6 +3,10 @@ extension FixedWidthInteger {
     ///
     /// For numbers that come from users, files and servers: `Int64(x)` traps when `x` is
     /// infinite, NaN or out of range, and a trap loses everything the process holds.
+    ///
+    /// Inlinable so that it is specialised where it is called: through the generic entry point,
+    /// `courier load`'s timeline paid about 1,400 instructions a conversion (callgrind).
+    @inlinable
     package init(saturating value: Double) {
         if value.isNaN {
             self = 0
