@@ -7,7 +7,7 @@ enum DurationParsing {
     /// (ten years): `inf`, `1e300` and `99999999999h` parse as numbers, and would trap as
     /// `Duration`s.
     static func parse(_ text: String) -> Duration? {
-        guard let seconds = seconds(text), seconds <= Double(LoadOptions.longestDuration.components.seconds) else { return nil }
+        guard let seconds = seconds(text), seconds <= LoadOptions.longestSeconds else { return nil }
         return .microseconds(Int64((seconds * 1_000_000).rounded()))
     }
 

@@ -59,7 +59,9 @@ public struct LoadOptions: Sendable {
     /// 3 KiB each, so 3 GiB at the limit. Shards share more between machines.
     public static let mostInFlight = 1_000_000
     /// The slowest rate: one request in ``longestDuration``.
-    public static var slowestRate: Double { 1 / Double(longestDuration.components.seconds) }
+    public static var slowestRate: Double { 1 / longestSeconds }
+    /// ``longestDuration`` in seconds.
+    package static var longestSeconds: Double { Double(longestDuration.components.seconds) }
 
     /// The open model: a rate, constant or ramping.
     var isOpen: Bool { rate != nil || ramp?.kind == .rate }

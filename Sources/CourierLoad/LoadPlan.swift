@@ -163,7 +163,7 @@ struct LoadPlan: Sendable {
                         guard think.last?.isLetter == true, let microseconds = Threshold.parseDuration(think) else {
                             throw LoadError.invalidScenario("flow \"\(flow.name)\" step \"\(prepared.name)\": think \(think) is not a duration (as in 500ms, 2s)")
                         }
-                        guard microseconds <= Double(LoadOptions.longestDuration.components.seconds) * 1e6 else {
+                        guard microseconds <= LoadOptions.longestSeconds * 1e6 else {
                             throw LoadError.invalidScenario("flow \"\(flow.name)\" step \"\(prepared.name)\": think \(think) is longer than ten years")
                         }
                         prepared.thinkNanoseconds = UInt64(saturating: microseconds * 1000)

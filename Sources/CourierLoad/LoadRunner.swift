@@ -134,10 +134,8 @@ public struct LoadRunner: Sendable {
         guard !ramp.stages.isEmpty else { throw LoadError.invalidArgument("a ramp has at least one stage") }
         guard options.requests == nil else { throw LoadError.invalidArgument("stages set the run's length: give stages or a request count, not both") }
         guard options.warmup == .zero else { throw LoadError.invalidArgument("stages ramp up themselves: give the first stage instead of a warm-up") }
-        guard ramp.stages.allSatisfy(\.isValid) else {
-            throw LoadError.invalidArgument("a stage lasts longer than 0 s and has a finite target, at least 0")
-        }
-        guard ramp.seconds <= Double(LoadOptions.longestDuration.components.seconds) else {
+        for stage in ramp.stages { try LoadStage.check(seconds: stage.seconds, target: stage.target) }
+        guard ramp.seconds <= LoadOptions.longestSeconds else {
             throw LoadError.invalidArgument("the stages last longer than ten years")
         }
         if ramp.kind == .concurrency, let peak = ramp.stages.map(\.target).max(), peak > Double(LoadOptions.mostInFlight) {

@@ -14,12 +14,17 @@ public struct LoadStage: Codable, Sendable, Hashable {
     }
 
     private init(seconds: Double, target: Double) throws {
+        try Self.check(seconds: seconds, target: target)
+        self.seconds = seconds
+        self.target = target
+    }
+
+    /// What a stage must be; checked again before a run, since both fields are `var`s.
+    static func check(seconds: Double, target: Double) throws {
         guard seconds > 0, seconds.isFinite else { throw LoadError.invalidArgument("a stage lasts longer than 0 s") }
         guard target >= 0, target.isFinite else {
             throw LoadError.invalidArgument("a stage's target is a finite number, at least 0, not \(target)")
         }
-        self.seconds = seconds
-        self.target = target
     }
 
     enum CodingKeys: String, CodingKey { case seconds, target }
@@ -29,9 +34,6 @@ public struct LoadStage: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(seconds: try container.decode(Double.self, forKey: .seconds), target: try container.decode(Double.self, forKey: .target))
     }
-
-    /// Whether ``seconds`` and ``target`` are as ``init(duration:target:)`` leaves them (both are `var`s).
-    var isValid: Bool { seconds > 0 && seconds.isFinite && target >= 0 && target.isFinite }
 }
 
 /// A quantity that moves in straight lines between stage targets: the open model's arrival rate
