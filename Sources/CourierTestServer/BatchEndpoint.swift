@@ -75,7 +75,13 @@ enum BatchEndpoint {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? body.utf8.count
+        let length: Int
+        do {
+            length = try ClientNumber.parse(headers.first { $0.0.lowercased() == "content-length" }?.1, "a part's Content-Length",
+                                            in: ClientNumber.nonNegative) ?? body.utf8.count
+        } catch {
+            return error.apiResponse
+        }
         if path.hasPrefix("/protected/") {
             guard let authorization, authorization.hasPrefix("Bearer "),
                   tokens.isValid(String(authorization.dropFirst("Bearer ".count)))

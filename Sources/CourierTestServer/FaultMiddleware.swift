@@ -57,7 +57,8 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         let parts = fault.split(separator: "x")
-        guard parts.count == 2, let status = Int(parts[0]), let times = Int(parts[1]) else { return try await next(request, context) }
+        guard parts.count == 2, Int(parts[0]) != nil, let times = Int(parts[1]) else { return try await next(request, context) }
+        let status = try ClientNumber.parse(parts[0], "X-Courier-Fault's status", in: ClientNumber.status) ?? 0
         guard seen.next(header) <= times else { return try await next(request, context) }
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == 429 { headers[.retryAfter] = "1" }

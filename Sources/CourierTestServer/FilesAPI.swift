@@ -137,7 +137,7 @@ public final class FilesAPI: Sendable {
         router.post("/upload/files/v1/files") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 64 << 20)
-            return self.begin(APIRequest(request, body: body)).hummingbirdResponse
+            return try self.begin(APIRequest(request, body: body)).hummingbirdResponse // a ClientNumberError answers 400
         }
         router.put("/upload/files/v1/files") { request, _ in
             var request = request
@@ -165,17 +165,19 @@ public final class FilesAPI: Sendable {
 
     // MARK: Uploads
 
-    private func begin(_ request: APIRequest) -> APIResponse {
+    private func begin(_ request: APIRequest) throws(ClientNumberError) -> APIResponse {
         let name = request.parameter("name") ?? "unnamed-\(UUID().uuidString.prefix(8))"
         switch request.parameter("uploadType") {
         case "resumable":
+            let declaredTotal = try ClientNumber.parse(request.header("X-Upload-Content-Length"), "X-Upload-Content-Length",
+                                                       in: ClientNumber.nonNegative).map(Int64.init)
             var faults = Faults()
-            faults.partial = request.parameter("partial").flatMap { Int64($0) }
-            if let fail = request.parameter("fail")?.split(separator: ":"), fail.count == 2, let index = Int(fail[0]), let status = Int(fail[1]) {
-                faults.failChunk = (index, status)
+            faults.partial = try ClientNumber.parse(request.parameter("partial"), "partial", in: ClientNumber.nonNegative).map(Int64.init)
+            if let fail = request.parameter("fail")?.split(separator: ":"), fail.count == 2, let index = Int(fail[0]) {
+                faults.failChunk = (index, try ClientNumber.parse(fail[1], "fail's status", in: ClientNumber.status) ?? 0)
             }
             faults.expireAfter = request.parameter("expire").flatMap { Int($0) }
-            faults.dropAfter = request.parameter("drop").flatMap { Int64($0) }
+            faults.dropAfter = try ClientNumber.parse(request.parameter("drop"), "drop", in: ClientNumber.nonNegative).map(Int64.init)
             faults.corrupt = request.parameter("corrupt").flatMap { Int64($0) }
             if state.withLock({ !$0.faulted.insert(name).inserted }) { faults = Faults() } // each fault strikes once per name
             let body = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
@@ -187,7 +189,7 @@ public final class FilesAPI: Sendable {
                 // scan must fail if one ever reaches a log.
                 let id = "upload-\(state.nextID)-s3kr1t-\(UUID().uuidString.prefix(6))"
                 let path = directory.appendingPathComponent(id)
-                var session = Session(path: path, total: request.header("X-Upload-Content-Length").flatMap { Int64($0) },
+                var session = Session(path: path, total: declaredTotal,
                                       name: name, contentType: request.header("X-Upload-Content-Type") ?? "application/octet-stream",
                                       metadata: metadata, faults: faults)
                 session.sink = sink
@@ -457,7 +459,9 @@ public final class FilesAPI: Sendable {
                                    HTTPField.Name("x-goog-hash")!: "crc32c=\(file.crc32c),md5=\(file.md5)", .acceptRanges: "bytes"]
         if let header = request.headers[.range], header.hasPrefix("bytes="), request.headers[.ifRange].map({ $0 == etag }) ?? true {
             let bounds = header.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
-            guard bounds.count == 2, let first = Int64(bounds[0]), first < file.size else {
+            // A last byte before the first makes the range invalid (RFC 9110 §14.1.1), as does a first past the end.
+            guard bounds.count == 2, let first = Int64(bounds[0]), first >= 0, first < file.size,
+                  bounds[1].isEmpty || Int64(bounds[1]).map({ $0 >= first }) == true else {
                 headers[.contentRange] = "bytes */\(file.size)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }

@@ -17,15 +17,20 @@ enum HTTPBinRoutes {
         router.get("/delay/{ms}") { request, context in try await delay(request, context, lifecycle) }
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/bytes/{count}", method: method) { request, context in
-                try generated(count: try context.parameters.require("count", as: Int.self), chunked: false)
+                try generated(count: try count(context), chunked: false)
             }
         }
         router.get("/chunked/{count}") { request, context in
-            try generated(count: try context.parameters.require("count", as: Int.self), chunked: true)
+            try generated(count: try count(context), chunked: true)
         }
         router.get("/gzip") { _, _ in gzipped() }
         router.get("/drip") { request, context in try await drip(request, context, lifecycle) }
         router.get("/stall") { request, context in try await stall(request, context, lifecycle) }
+    }
+
+    /// `{count}` of `/bytes` and `/chunked`: a length, so not negative.
+    static func count(_ context: BasicRequestContext) throws -> Int {
+        try ClientNumber.parse(try context.parameters.require("count"), "count", in: ClientNumber.nonNegative) ?? 0
     }
 
     /// What `/echo` answers: everything the server received.
@@ -57,7 +62,7 @@ enum HTTPBinRoutes {
     }
 
     @Sendable static func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let code = try context.parameters.require("code", as: Int.self)
+        let code = try ClientNumber.parse(try context.parameters.require("code"), "code", in: ClientNumber.status) ?? 0
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if let retryAfter = request.uri.queryParameters.get("retryAfter") {
@@ -126,9 +131,10 @@ enum HTTPBinRoutes {
     /// `/drip?bytes=N&chunk=K&interval=ms`: K pattern bytes every `interval` until N are sent.
     static func drip(_ request: Request, _ context: BasicRequestContext, _ lifecycle: ServerLifecycle) async throws -> Response {
         let query = request.uri.queryParameters
-        let count = query.get("bytes", as: Int.self) ?? 10
-        let chunk = max(1, query.get("chunk", as: Int.self) ?? 1)
-        let interval = query.get("interval", as: Int.self) ?? 100
+        let count = try ClientNumber.parse(query.get("bytes"), "bytes", in: ClientNumber.nonNegative) ?? 10
+        // Each piece is built whole before it is written.
+        let chunk = max(1, try ClientNumber.parse(query.get("chunk"), "chunk", in: ClientNumber.inMemory) ?? 1)
+        let interval = try ClientNumber.parse(query.get("interval"), "interval", in: ClientNumber.nonNegative) ?? 100
         let body = ResponseBody(contentLength: count) { writer in
             var offset = 0
             while offset < count {
@@ -144,8 +150,9 @@ enum HTTPBinRoutes {
 
     /// `/stall?bytes=N&seconds=S`: promises 2N bytes, sends N, then goes quiet for S seconds (10 by default).
     static func stall(_ request: Request, _ context: BasicRequestContext, _ lifecycle: ServerLifecycle) async throws -> Response {
-        let count = request.uri.queryParameters.get("bytes", as: Int.self) ?? 10
-        let seconds = request.uri.queryParameters.get("seconds", as: Int.self) ?? 10
+        // Sent in one piece, and twice it promised.
+        let count = try ClientNumber.parse(request.uri.queryParameters.get("bytes"), "bytes", in: ClientNumber.inMemory) ?? 10
+        let seconds = try ClientNumber.parse(request.uri.queryParameters.get("seconds"), "seconds", in: ClientNumber.nonNegative) ?? 10
         let body = ResponseBody(contentLength: count * 2) { writer in
             try await writer.write(ByteBuffer(bytes: TestPattern.bytes(count: count)))
             try await lifecycle.pause(.seconds(seconds))
@@ -165,7 +172,7 @@ enum HTTPBinRoutes {
     @Sendable static func redirectTo(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         guard let target = query.get("url") else { return Response(status: .badRequest) }
-        let code = query.get("status", as: Int.self) ?? 302
+        let code = try ClientNumber.parse(query.get("status"), "status", in: ClientNumber.status) ?? 302
         return Response(status: .init(code: code), headers: [.location: target])
     }
 }

@@ -67,6 +67,14 @@ public final class NotesAPI: Sendable {
 
     /// The API without HTTP framing: used by the routes and by batch parts alike.
     func handle(_ request: APIRequest) async throws -> APIResponse {
+        do {
+            return try await route(request)
+        } catch let error as ClientNumberError {
+            return error.apiResponse
+        }
+    }
+
+    private func route(_ request: APIRequest) async throws -> APIResponse {
         guard let range = request.rawPath.range(of: "/notes/v1/") else {
             return Self.error(404, "notFound", "No such route", request: request)
         }
@@ -81,12 +89,12 @@ public final class NotesAPI: Sendable {
         case ("PATCH", 2, "notes"): return try update(request, id: segments[1], merge: true)
         case ("DELETE", 2, "notes"): return try delete(request, id: segments[1])
         case ("POST", 1, "seed"):
-            seed(count: Int(request.parameter("count") ?? "") ?? 10)
+            seed(count: try ClientNumber.parse(request.parameter("count"), "count", in: 0...100_000) ?? 10)
             return APIResponse(status: 204)
         case ("POST", 1, "reset"):
             state.withLock { $0 = State() }
             return APIResponse(status: 204)
-        case ("GET", 2, "flaky"): return flaky(request, key: segments[1])
+        case ("GET", 2, "flaky"): return try flaky(request, key: segments[1])
         case ("GET", 1, "slow"):
             try await lifecycle.pause(.milliseconds(Int(request.parameter("ms") ?? "") ?? 1000))
             return Self.json(["kind": "notes#note", "id": "slow"], request: request)
@@ -111,7 +119,8 @@ public final class NotesAPI: Sendable {
 
     private func list(_ request: APIRequest) throws -> APIResponse {
         let maxResults = max(1, min(Int(request.parameter("maxResults") ?? "") ?? 100, 1000))
-        let start = request.parameter("pageToken").flatMap { Int($0.dropFirst("page-".count)) } ?? 0
+        let start = try ClientNumber.parse(request.parameter("pageToken")?.dropFirst("page-".count), "pageToken",
+                                           in: 0...1_000_000_000) ?? 0
         let (items, total) = state.withLock { state -> ([Data], Int) in
             let ids = state.order.dropFirst(start).prefix(maxResults)
             return (ids.compactMap { state.notes[$0] }, state.order.count)
@@ -180,9 +189,9 @@ public final class NotesAPI: Sendable {
     }
 
     /// Fails `failures` times per key with `status` (and `Retry-After` if given), then answers a note.
-    private func flaky(_ request: APIRequest, key: String) -> APIResponse {
+    private func flaky(_ request: APIRequest, key: String) throws -> APIResponse {
         let failures = Int(request.parameter("failures") ?? "") ?? 2
-        let status = Int(request.parameter("status") ?? "") ?? 503
+        let status = try ClientNumber.parse(request.parameter("status"), "status", in: ClientNumber.status) ?? 503
         let seen = state.withLock { state -> Int in
             state.flaky[key, default: 0] += 1
             return state.flaky[key]!

@@ -71,27 +71,33 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
         received.writeBuffer(&bytes)
-        guard !answered, let text = received.getString(at: received.readerIndex, length: received.readableBytes),
-              let headEnd = text.range(of: "\r\n\r\n")
-        else { return }
-        let target = text.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+        guard !answered else { return }
+        // The head's end is found in the bytes, not in a decoded string: a byte that is not UTF-8
+        // decodes to three, and the body would start at the wrong place.
+        let view = received.readableBytesView
+        guard let headEnd = view.firstRange(of: Self.headEnd) else {
+            if received.readableBytes > Self.largestHead { refuse("the request's head is over 64 KiB", context) }
+            return
+        }
+        let headLength = view.distance(from: view.startIndex, to: headEnd.upperBound)
+        let head = String(decoding: view[view.startIndex..<headEnd.lowerBound], as: UTF8.self)
+        let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
         let path = target.split(separator: "?").first.map(String.init) ?? target
         if path.hasPrefix("/upload-drop/") {
-            uploadDrop(head: String(text[..<headEnd.lowerBound]), bodyStart: text.utf8.distance(from: text.startIndex, to: headEnd.upperBound),
-                       target: target, context: context)
+            uploadDrop(head: head, bodyStart: headLength, target: target, context: context)
             return
         }
         // `X-Courier-Fault: <name>` picks the fault for any path, so every operation can meet it.
-        let headerValue = text[..<headEnd.lowerBound].components(separatedBy: "\r\n").dropFirst().first {
+        let headerValue = head.components(separatedBy: "\r\n").dropFirst().first {
             $0.lowercased().hasPrefix("x-courier-fault:")
         }.map { $0.dropFirst("x-courier-fault:".count).trimmingCharacters(in: .whitespaces) }
         let fault = headerValue.map { "/" + ($0.split(separator: ";").first.map(String.init) ?? "") }
         if fault == "/keepalive-then-drop" {
             // Wait for the whole request (its body too) before answering, so the next one starts clean.
-            let length = text[..<headEnd.lowerBound].components(separatedBy: "\r\n").first {
+            let declared = head.components(separatedBy: "\r\n").first {
                 $0.lowercased().hasPrefix("content-length:")
-            }.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            let headLength = text.utf8.distance(from: text.startIndex, to: headEnd.upperBound)
+            }.map { $0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces) }
+            guard let length = bodyLength(declared, context) else { return }
             guard received.readableBytes >= headLength + length else { return }
             received.moveReaderIndex(forwardBy: headLength + length)
             received.discardReadBytes()
@@ -118,7 +124,7 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-        let length = Int(header("Content-Length") ?? "0") ?? 0
+        guard let length = bodyLength(header("Content-Length"), context) else { return }
         let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
         let uploadID = APIRequest(method: "PUT", rawPath: "", query: query, headers: [], body: Data()).parameter("upload_id") ?? ""
         let bodyBytes = received.readableBytes - bodyStart
@@ -148,6 +154,29 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
         var buffer = ByteBuffer(string: text)
         buffer.writeBytes(response.body)
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    private static let headEnd = Array("\r\n\r\n".utf8)
+    /// What the handler keeps of a request before its head ends, and of a body it waits for.
+    private static let largestHead = 64 << 10
+    private static let largestBody = 64 << 20
+
+    /// A request's `Content-Length` (none is 0); nil after refusing one that is not a length the
+    /// handler will wait for and keep.
+    private func bodyLength(_ declared: String?, _ context: ChannelHandlerContext) -> Int? {
+        do {
+            return try ClientNumber.parse(declared, "Content-Length", in: 0...Self.largestBody) ?? 0
+        } catch {
+            refuse(error.message, context)
+            return nil
+        }
+    }
+
+    /// A 400 for a request the handler cannot take, then the connection closes.
+    private func refuse(_ reason: String, _ context: ChannelHandlerContext) {
+        answered = true
+        write("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: \(reason.utf8.count)\r\nConnection: close\r\n\r\n"
+              + reason, context, close: true)
     }
 
     private func respond(to path: String, context: ChannelHandlerContext) {

@@ -68,25 +68,33 @@ enum RetryInstruction: Equatable {
     /// Anything else (the file's other instructions need no action here).
     case other
 
+    /// `text`'s meaning; an instruction whose numbers are out of range means nothing (``parse(_:)`` refuses it).
     init(_ text: String) {
-        func number(_ digits: Substring) -> Int? { Int(digits) }
-        if text == "return-reset-connection" { self = .resetConnection; return }
-        if text == "return-broken-stream" { self = .brokenStream(afterBytes: 4); return }
+        self = (try? Self.parse(text)) ?? .other
+    }
+
+    /// `text`'s meaning, its numbers checked: a status HTTP can carry, a size in KiB up to a
+    /// tebibyte. The emulator's expressions take digits only; a status of 1000 or a size that
+    /// overflows once multiplied would trap the server, so `POST /retry_test` refuses them.
+    static func parse(_ text: String) throws(ClientNumberError) -> RetryInstruction {
+        func kibibytes(_ digits: Substring) throws(ClientNumberError) -> Int? {
+            try ClientNumber.parse(digits, "\(text)'s size", in: 0...(1 << 30)).map { $0 * 1024 }
+        }
+        if text == "return-reset-connection" { return .resetConnection }
+        if text == "return-broken-stream" { return .brokenStream(afterBytes: 4) }
         if text.hasPrefix("return-broken-stream-after-"), text.hasSuffix("K"),
-           let kib = number(text.dropFirst("return-broken-stream-after-".count).dropLast()) {
-            self = .brokenStream(afterBytes: kib * 1024)
-            return
+           let bytes = try kibibytes(text.dropFirst("return-broken-stream-after-".count).dropLast()) {
+            return .brokenStream(afterBytes: bytes)
         }
-        if text.hasPrefix("return-") {
-            let rest = text.dropFirst("return-".count)
-            if let status = number(rest) { self = .status(status); return }
-            let parts = rest.split(separator: "-", maxSplits: 2)
-            if parts.count == 3, parts[1] == "after", parts[2].hasSuffix("K"), let status = number(parts[0]),
-               let kib = number(parts[2].dropLast()) {
-                self = .statusAfterBytes(status: status, bytes: kib * 1024)
-                return
-            }
+        guard text.hasPrefix("return-") else { return .other }
+        let rest = text.dropFirst("return-".count)
+        let parts = rest.split(separator: "-", maxSplits: 2)
+        if Int(rest) != nil { return .status(try ClientNumber.parse(rest, "\(text)'s status", in: ClientNumber.status) ?? 0) }
+        if parts.count == 3, parts[1] == "after", parts[2].hasSuffix("K"), Int(parts[0]) != nil,
+           let status = try ClientNumber.parse(parts[0], "\(text)'s status", in: ClientNumber.status),
+           let bytes = try kibibytes(parts[2].dropLast()) {
+            return .statusAfterBytes(status: status, bytes: bytes)
         }
-        self = .other
+        return .other
     }
 }

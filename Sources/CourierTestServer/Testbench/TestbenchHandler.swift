@@ -56,6 +56,13 @@ struct TestbenchHandler: Sendable {
             guard let body = call.jsonBody, let instructions = body["instructions"] as? [String: [String]], !instructions.isEmpty else {
                 return APIResponse(status: 400, headers: [("Content-Type", "text/plain")], body: Data("instructions is not defined".utf8))
             }
+            for instruction in instructions.values.joined() {
+                do {
+                    _ = try RetryInstruction.parse(instruction)
+                } catch {
+                    return APIResponse(status: 400, headers: [("Content-Type", "text/plain")], body: Data(error.message.utf8))
+                }
+            }
             let id = retryTests.create(instructions: instructions, transport: body["transport"] as? String ?? "HTTP")
             return StorageStore.json(retryTests.resource(id) ?? [:])
         }
