@@ -4,6 +4,9 @@ import FuzzDriver
 
 // Any input parses or throws JSONParsingError (within the depth and size limits); whatever
 // parses serializes and parses back to the same value, and is read as a credentials file.
+
+/// Where an input goes as `GOOGLE_APPLICATION_CREDENTIALS`: one file per process, rewritten.
+let credentialsFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fuzz-credentials-\(getpid()).json")
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
@@ -16,6 +19,14 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if value.objectValue != nil {
         _ = try? ExternalAccountAuthorizer.Configuration(json: data, environment: ["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES": "1"])
         _ = try? OAuthClient(json: data)
+        // Every type of credentials file, as Application Default Credentials read it from disk:
+        // service accounts (their PEM keys), users, GDCH (an EC key), impersonation (nested
+        // sources), workforce users. An authorizer is only made; nothing is fetched.
+        if (try? data.write(to: credentialsFile)) != nil {
+            let environment = ["GOOGLE_APPLICATION_CREDENTIALS": credentialsFile.path, "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES": "1"]
+            _ = try? ApplicationDefaultCredentials.authorizer(scopes: ["s"], gdchAudience: "https://a", environment: environment)
+            _ = try? ApplicationDefaultCredentials.idTokenAuthorizer(audience: "https://a", environment: environment)
+        }
     }
     return 0
 }
