@@ -33,5 +33,6 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 
 @_cdecl("FuzzJSON_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { fuzz($0, $1) }
+    atexit { _ = unlink(credentialsFile.path) } // libFuzzer ends with exit()
+    return runFuzzer(argc, argv) { fuzz($0, $1) }
 }
