@@ -29,7 +29,15 @@ run() { # name
     local name=$1 work=".fuzz/work-$1"
     rm -rf "$work" && mkdir -p "$work" ".fuzz/crashes/$name"
     echo "== fuzzing $name for ${SECONDS_PER_TARGET}s"
-    ".fuzz/$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -print_final_stats=1 \
+    # FuzzResponse's pipeline leaves work running when a call returns (a cancelled upload's checksum
+    # task, a token's background refresh), and LeakSanitizer counts what that work holds when the
+    # process exits: one object, whichever run was last. Its memory is measured instead: flat over
+    # 20,000-60,000 mocked calls of each operation (Docs/Reliability.md, "Fuzzing").
+    local leaks=1
+    if [ "$name" = response ]; then leaks=0; fi
+    # An input that runs a minute is a hang, and a finding (FuzzResponse's services wait on scripted answers).
+    ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    ".fuzz/$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -timeout=60 -detect_leaks=$leaks -print_final_stats=1 \
         -artifact_prefix=".fuzz/crashes/$name/" "$work" "Fuzz/corpus/$name" 2>&1 \
         | grep -E "^(Done|stat::number_of_executed_units|stat::new_units_added)|ERROR|SUMMARY" || true
     if ls ".fuzz/crashes/$name"/crash-* >/dev/null 2>&1; then
@@ -62,7 +70,7 @@ timed fuzz-build-package swift build --package-path Fuzz --scratch-path .build-f
 # libFuzzer runs one thread: the targets run a core each, as many at a time as there are cores.
 run_all() {
     local names=(multipart) batch=$(nproc) status=0 i name
-    for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest load:FuzzLoad; do
+    for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest response:FuzzResponse load:FuzzLoad; do
         cp ".build-fuzz/$CONFIGURATION/${target#*:}" ".fuzz/${target%%:*}"
         names+=("${target%%:*}")
     done

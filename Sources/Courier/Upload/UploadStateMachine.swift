@@ -39,6 +39,11 @@ struct UploadStateMachine: Sendable {
 
     /// The most times a vanished session is restarted from zero before giving up.
     static let maxRestarts = 3
+    /// The most chunks in a row whose 308 takes the server past no byte it held before. A server
+    /// that keeps nothing it is sent (a 308 with no `Range`, again and again) would otherwise be
+    /// sent the same chunk forever; gsutil gives up on such an upload the same way, after its
+    /// retry count of attempts without progress.
+    static let maxChunksWithoutProgress = 5
 
     /// Nil until a source of unknown size ends.
     private(set) var total: Int64?
@@ -57,6 +62,10 @@ struct UploadStateMachine: Sendable {
     private(set) var offsetKnown = true
     private(set) var pauseRequested = false
     private(set) var restarts = 0
+    /// The most bytes the server acknowledged in this session, and the chunks answered since
+    /// that took it no further.
+    private var mostAcknowledged: Int64 = 0
+    private(set) var chunksWithoutProgress = 0
 
     init(total: Int64?, chunkSize: Int64, restartWhenSessionExpires: Bool) {
         self.total = total
@@ -157,6 +166,17 @@ struct UploadStateMachine: Sendable {
             phase = .failed
             return .fail(UploadError(code: .protocolViolation, message: "the server acknowledged bytes it was never sent"))
         }
+        if next > mostAcknowledged {
+            mostAcknowledged = next
+            chunksWithoutProgress = 0
+        } else if case .sending = phase {
+            chunksWithoutProgress += 1
+            guard chunksWithoutProgress < Self.maxChunksWithoutProgress else {
+                phase = .failed
+                return .fail(UploadError(code: .protocolViolation,
+                                         message: "the server kept none of \(chunksWithoutProgress) chunks in a row (it holds \(next) bytes)"))
+            }
+        }
         offset = next
         offsetKnown = true
         return afterAcknowledgement()
@@ -200,6 +220,8 @@ struct UploadStateMachine: Sendable {
             restarts += 1
             sessionURI = nil
             offset = 0
+            mostAcknowledged = 0
+            chunksWithoutProgress = 0
             offsetKnown = true
             return afterAcknowledgement()
         }

@@ -30,6 +30,42 @@ import Testing
         #expect(upload { $0.incomplete(lastByte: nil) } == .sendChunk(0..<400)) // it kept nothing
     }
 
+    /// Chunks that take the server past no byte it held before: a server that keeps nothing, or
+    /// one that loses what it kept as often as it keeps it. The fifth in a row ends the upload;
+    /// a chunk that passes the most the server held starts the count again.
+    @Test(arguments: [[nil, nil, nil, nil, nil], [399, nil, 399, nil, 399, nil], [99, 99, 99, 99, 99, 99]] as [[Int64?]])
+    func chunksThatTakeTheServerNoFurtherEndTheUpload(acknowledgements: [Int64?]) {
+        let upload = machine()
+        _ = upload { $0.start() }
+        _ = upload { $0.initiated(sessionURI: session) }
+        var outcome = UploadStateMachine.Action.pause
+        for lastByte in acknowledgements {
+            outcome = upload { $0.incomplete(lastByte: lastByte) }
+            if case .fail = outcome { break }
+        }
+        guard case .fail(let error) = outcome else {
+            Issue.record("\(acknowledgements) went on: \(outcome)")
+            return
+        }
+        #expect(error.code == .protocolViolation)
+        #expect(upload.value.chunksWithoutProgress == UploadStateMachine.maxChunksWithoutProgress)
+    }
+
+    @Test func progressStartsTheCountAgain() {
+        let upload = machine(total: 2000, chunk: 400)
+        _ = upload { $0.start() }
+        _ = upload { $0.initiated(sessionURI: session) }
+        for _ in 0..<4 { #expect(upload { $0.incomplete(lastByte: nil) } == .sendChunk(0..<400)) }
+        #expect(upload { $0.incomplete(lastByte: 199) } == .sendChunk(200..<600)) // fewer than sent, still progress
+        for _ in 0..<4 { #expect(upload { $0.incomplete(lastByte: 199) } == .sendChunk(200..<600)) }
+        #expect(upload.value.chunksWithoutProgress == 4)
+        // A session that vanished starts over from zero: its chunks are progress again.
+        #expect(upload { $0.failed(sessionGone: true) } == .initiate)
+        #expect(upload { $0.initiated(sessionURI: session) } == .sendChunk(0..<400))
+        #expect(upload { $0.incomplete(lastByte: 99) } == .sendChunk(100..<500))
+        #expect(upload.value.chunksWithoutProgress == 0)
+    }
+
     /// `Range: bytes=0-9223372036854775807` (the last byte's successor overflowed, a trap) and
     /// negative offsets are protocol violations, whatever the total; an unknown total too.
     @Test(arguments: [Int64.max, -2, 1000, 5_000])

@@ -83,6 +83,17 @@ import Testing
         }
     }
 
+    /// A server that keeps nothing it is sent answers every chunk with a 308 and no `Range`.
+    /// Found by FuzzResponse: the upload sent its first chunk again and again, for ever. Now it
+    /// fails after five chunks in a row that took the server no further.
+    @Test func aServerThatKeepsNothingEndsTheUploadAfterFiveChunks() async throws {
+        try await uploading(700_000, faults: ["partial": "0"]) { server, _, task, _ in
+            await #expect(throws: UploadError.protocolViolation) { try await task.value }
+            #expect(server.files.chunkRequestCount == UploadStateMachine.maxChunksWithoutProgress)
+            #expect(server.files.contentRanges.allSatisfy { $0.hasPrefix("bytes 0-") }, "the first chunk, each time")
+        }
+    }
+
     @Test func aServerErrorOnAChunkLeadsToAStatusQueryAndContinues() async throws {
         try await uploading(900_000, faults: ["fail": "2:503"]) { server, _, task, file in
             _ = try await task.value
