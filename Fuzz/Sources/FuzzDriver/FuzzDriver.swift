@@ -1,3 +1,5 @@
+import Dispatch
+
 // SwiftPM links each executable against `<Target>_main`, so libFuzzer's own `main` never runs:
 // each target's `<Target>_main` hands control to libFuzzer's driver through `runFuzzer`.
 
@@ -12,4 +14,14 @@ public func runFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePo
     var count = argc
     var arguments = argv
     return llvmFuzzerRunDriver(&count, &arguments, test)
+}
+
+/// Runs `work` in a task and blocks until it ends: libFuzzer calls each input synchronously.
+public func runToCompletion(_ work: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await work()
+        done.signal()
+    }
+    done.wait()
 }

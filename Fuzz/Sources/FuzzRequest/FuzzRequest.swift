@@ -1,5 +1,4 @@
 import Courier
-import Dispatch
 import Foundation
 import FuzzDriver
 
@@ -24,14 +23,6 @@ private let loopback: ServiceActor = {
     return try! ServiceActor(configuration: configuration)
 }()
 
-private func wait(_ work: @escaping @Sendable () async -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        await work()
-        done.signal()
-    }
-    done.wait()
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
@@ -65,7 +56,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     components.password = nil
     if let loopbackURL = components.url { local.url = loopbackURL }
     let sendable = local
-    wait {
+    runToCompletion {
         _ = try? await handled.send(asGiven)
         if sendable.url.host == "127.0.0.1" { _ = try? await loopback.send(sendable) }
     }

@@ -1,5 +1,4 @@
 import Courier
-import Dispatch
 import Foundation
 import FuzzDriver
 
@@ -107,21 +106,13 @@ let api = APIDescription(name: "fuzz", version: "v1", rootURL: URL(string: "http
                          batchPath: "batch/fuzz/v1")
 let downloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fuzz-download-\(getpid())")
 
-func wait(_ work: @escaping @Sendable () async -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        await work()
-        done.signal()
-    }
-    done.wait()
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard count > 0 else { return 0 }
     let operation = start[0] % 6
     script.load(responses(Data(UnsafeBufferPointer(start: start + 1, count: count - 1))))
-    wait {
+    runToCompletion {
         switch operation {
         case 0: // a plain request: statuses, retries, Retry-After
             _ = try? await service.send(HTTPRequest(url: URL(string: "https://fuzz.example/fuzz/v1/plain")!))
