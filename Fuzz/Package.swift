@@ -3,7 +3,7 @@ import PackageDescription
 
 // libFuzzer targets for parsers that need the Courier module (the JSON parser, URI templates),
 // the public request surface (URLs, methods, headers, bodies users hand to `send`), what servers
-// answer (statuses, headers, bodies, through every operation), `courier
+// answer (statuses, headers, bodies, through every operation; and as raw bytes on a socket), `courier
 // load`'s inputs (scenarios, data files, checks, thresholds, templated URLs) or the
 // generator (discovery documents). Build only through Fuzz/run.sh, which adds
 // -sanitize=fuzzer,address; libFuzzer supplies `main`, hence -parse-as-library.
@@ -21,6 +21,8 @@ let package = Package(
         .executableTarget(name: "FuzzRequest", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
                           swiftSettings: fuzzer),
         .executableTarget(name: "FuzzResponse", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
+                          swiftSettings: fuzzer),
+        .executableTarget(name: "FuzzWire", dependencies: ["FuzzDriver", .product(name: "Courier", package: "Courier")],
                           swiftSettings: fuzzer),
         .executableTarget(name: "FuzzLoad", dependencies: ["FuzzDriver", .product(name: "CourierLoad", package: "Courier")],
                           swiftSettings: fuzzer),

@@ -66,6 +66,11 @@ static inline CURLcode courier_easy_setopt_resolver_start_cb(CURL *h, courier_re
 
 // MARK: - Features
 
+/* LIBCURL_VERSION_NUM of the library loaded at run time (0xXXYYZZ), which may differ from the headers'. */
+static inline unsigned int courier_curl_version_num(void) {
+    return curl_version_info(CURLVERSION_NOW)->version_num;
+}
+
 /* The content encodings this libcurl decodes, in the order libcurl lists them itself when
    CURLOPT_ACCEPT_ENCODING is "" (deflate, gzip, br, zstd; each only when built in). */
 enum { courier_encoding_zlib = 1, courier_encoding_brotli = 2, courier_encoding_zstd = 4 };

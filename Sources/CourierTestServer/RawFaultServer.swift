@@ -14,6 +14,8 @@ import NIOPosix
 /// - `/bad-chunked`: invalid chunked transfer encoding.
 /// - `/huge-header`: a header block of 300 KiB.
 /// - `/not-http`: bytes that are not HTTP.
+/// - `/folded-first-header`: a 200 whose first header line is folded (starts with a space), so
+///   it continues a header that does not exist (RFC 9112 §5.2 deprecates folding altogether).
 /// - `/keepalive-then-drop`: answers the first request of a connection completely, keeping it
 ///   alive; reads the next request on that connection and closes it without an answer — the
 ///   race in which libcurl silently re-sends a request the server has already received.
@@ -198,6 +200,8 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
         case "/huge-header":
             write("HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "h", count: 300 << 10) + "\r\nContent-Length: 0\r\n\r\n",
                   context, close: true)
+        case "/folded-first-header":
+            write("HTTP/1.1 200 OK\r\n X-Folded: continues nothing\r\nContent-Length: 2\r\n\r\nok", context, close: true)
         case "/not-http":
             write("SSH-2.0-OpenSSH_9.0 definitely not http\r\n\r\n", context, close: true)
         default:

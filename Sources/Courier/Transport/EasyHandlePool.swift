@@ -1,4 +1,5 @@
 /// Reuses easy handles: creating one costs allocations libcurl would repeat per request.
+/// Not on libcurl before 8.1.0, where reuse is unsafe (``Libcurl/handlesAreReusable``).
 ///
 /// Loop-confined. Handles are reset when they come back, so no option leaks from one
 /// request into the next, except after a plain GET: its options stay, tagged with their
@@ -21,6 +22,10 @@ struct EasyHandlePool {
     }
 
     mutating func recycle(_ handle: EasyHandle) {
+        guard Libcurl.handlesAreReusable else {
+            created -= 1 // deinit cleans it up: a handle that served a transfer is unsafe to reuse
+            return
+        }
         if handle.profile == nil { handle.reset() }
         if idle.count < capacity {
             idle.append(handle)

@@ -25,7 +25,10 @@ extension TransportError {
         case CURLE_READ_ERROR, CURLE_WRITE_ERROR: code = .fileError
         // Requests are validated as http(s) before sending, so an unsupported protocol can only
         // be the server's reply (curl's "Received HTTP/0.9 when not allowed").
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL: code = .protocolError
+        // BAD_FUNCTION_ARGUMENT is libcurl's answer to a response header that folds onto no
+        // header (curl/curl#11605): the options are set before the transfer, so here it is the reply's.
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
+            code = .protocolError
         case CURLE_ABORTED_BY_CALLBACK: code = .cancelled
         default: code = .unknown
         }

@@ -123,6 +123,25 @@ import Testing
         }
     }
 
+    /// A header line that continues nothing (the first after the status line, folded) on a
+    /// handle that served a response before. libcurl before 8.1.0 kept a pointer to that earlier
+    /// response's last header, freed since, and unfolded into it: a use-after-free that glibc may
+    /// end with "double free detected" (curl/curl#11101). Found by FuzzWire. A handle now serves
+    /// one transfer on those versions, and the answer is a typed error on every version.
+    @Test func aFoldedFirstHeaderAfterAnotherResponseIsATypedError() async throws {
+        try await withServerAndService { server, service in
+            for _ in 0..<3 {
+                let echoed = try await service.send(HTTPRequest(url: server.url("/echo")))
+                #expect(echoed.status == 200)
+                let error = await #expect(throws: TransportError.self) {
+                    try await service.send(HTTPRequest(url: server.faultURL("/folded-first-header")))
+                }
+                #expect(error == .protocolError, "\(String(describing: error))")
+            }
+            await expectNoLeaks(service)
+        }
+    }
+
     @Test func invalidChunkedEncodingIsATypedError() async throws {
         try await withServerAndService { server, service in
             await #expect(throws: TransportError.self) {
