@@ -1,5 +1,5 @@
 /// Reuses easy handles: creating one costs allocations libcurl would repeat per request.
-/// Not on libcurl before 8.1.0, where reuse is unsafe (``Libcurl/handlesAreReusable``).
+/// Not on libcurl 7.84.0 to 8.0.1, where reuse is unsafe (``Libcurl/handlesAreReusable``).
 ///
 /// Loop-confined. Handles are reset when they come back, so no option leaks from one
 /// request into the next, except after a plain GET: its options stay, tagged with their
