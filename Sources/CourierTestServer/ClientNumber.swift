@@ -14,13 +14,18 @@ enum ClientNumber {
     /// A body the server builds in memory at once: at most 16 MiB, as `/json/{size}`.
     static let inMemory = 0...(16 << 20)
 
-    /// `text` as a whole number in `range`; nil when the client sent none.
-    static func parse(_ text: (some StringProtocol)?, _ name: String, in range: ClosedRange<Int>) throws(ClientNumberError) -> Int? {
-        guard let text else { return nil }
+    /// `text` as a whole number in `range`.
+    static func require(_ text: some StringProtocol, _ name: String, in range: ClosedRange<Int>) throws(ClientNumberError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw ClientNumberError(name: name, text: String(text), range: range)
         }
         return value
+    }
+
+    /// `text` as a whole number in `range`; nil when the client sent none.
+    static func parse(_ text: (some StringProtocol)?, _ name: String, in range: ClosedRange<Int>) throws(ClientNumberError) -> Int? {
+        guard let text else { return nil }
+        return try require(text, name, in: range)
     }
 }
 

@@ -58,7 +58,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let parts = fault.split(separator: "x")
         guard parts.count == 2, Int(parts[0]) != nil, let times = Int(parts[1]) else { return try await next(request, context) }
-        let status = try ClientNumber.parse(parts[0], "X-Courier-Fault's status", in: ClientNumber.status) ?? 0
+        let status = try ClientNumber.require(parts[0], "X-Courier-Fault's status", in: ClientNumber.status)
         guard seen.next(header) <= times else { return try await next(request, context) }
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == 429 { headers[.retryAfter] = "1" }

@@ -174,7 +174,7 @@ public final class FilesAPI: Sendable {
             var faults = Faults()
             faults.partial = try ClientNumber.parse(request.parameter("partial"), "partial", in: ClientNumber.nonNegative).map(Int64.init)
             if let fail = request.parameter("fail")?.split(separator: ":"), fail.count == 2, let index = Int(fail[0]) {
-                faults.failChunk = (index, try ClientNumber.parse(fail[1], "fail's status", in: ClientNumber.status) ?? 0)
+                faults.failChunk = (index, try ClientNumber.require(fail[1], "fail's status", in: ClientNumber.status))
             }
             faults.expireAfter = request.parameter("expire").flatMap { Int($0) }
             faults.dropAfter = try ClientNumber.parse(request.parameter("drop"), "drop", in: ClientNumber.nonNegative).map(Int64.init)

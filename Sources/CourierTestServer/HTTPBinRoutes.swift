@@ -30,7 +30,7 @@ enum HTTPBinRoutes {
 
     /// `{count}` of `/bytes` and `/chunked`: a length, so not negative.
     static func count(_ context: BasicRequestContext) throws -> Int {
-        try ClientNumber.parse(try context.parameters.require("count"), "count", in: ClientNumber.nonNegative) ?? 0
+        try ClientNumber.require(try context.parameters.require("count"), "count", in: ClientNumber.nonNegative)
     }
 
     /// What `/echo` answers: everything the server received.
@@ -62,7 +62,7 @@ enum HTTPBinRoutes {
     }
 
     @Sendable static func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let code = try ClientNumber.parse(try context.parameters.require("code"), "code", in: ClientNumber.status) ?? 0
+        let code = try ClientNumber.require(try context.parameters.require("code"), "code", in: ClientNumber.status)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if let retryAfter = request.uri.queryParameters.get("retryAfter") {

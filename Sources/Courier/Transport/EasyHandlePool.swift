@@ -9,6 +9,8 @@ struct EasyHandlePool {
     private var idle: [EasyHandle] = []
     let capacity: Int
     private(set) var created = 0
+    /// Read once: ``Libcurl/handlesAreReusable`` is a lazily initialised global.
+    private let reusesHandles = Libcurl.handlesAreReusable
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -22,7 +24,7 @@ struct EasyHandlePool {
     }
 
     mutating func recycle(_ handle: EasyHandle) {
-        guard Libcurl.handlesAreReusable else {
+        guard reusesHandles else {
             created -= 1 // deinit cleans it up: a handle that served a transfer is unsafe to reuse
             return
         }

@@ -77,23 +77,21 @@ enum RetryInstruction: Equatable {
     /// tebibyte. The emulator's expressions take digits only; a status of 1000 or a size that
     /// overflows once multiplied would trap the server, so `POST /retry_test` refuses them.
     static func parse(_ text: String) throws(ClientNumberError) -> RetryInstruction {
-        func kibibytes(_ digits: Substring) throws(ClientNumberError) -> Int? {
-            try ClientNumber.parse(digits, "\(text)'s size", in: 0...(1 << 30)).map { $0 * 1024 }
+        func kibibytes(_ digits: Substring) throws(ClientNumberError) -> Int {
+            try ClientNumber.require(digits, "\(text)'s size", in: 0...(1 << 30)) * 1024
         }
         if text == "return-reset-connection" { return .resetConnection }
         if text == "return-broken-stream" { return .brokenStream(afterBytes: 4) }
-        if text.hasPrefix("return-broken-stream-after-"), text.hasSuffix("K"),
-           let bytes = try kibibytes(text.dropFirst("return-broken-stream-after-".count).dropLast()) {
-            return .brokenStream(afterBytes: bytes)
+        if text.hasPrefix("return-broken-stream-after-"), text.hasSuffix("K") {
+            return .brokenStream(afterBytes: try kibibytes(text.dropFirst("return-broken-stream-after-".count).dropLast()))
         }
         guard text.hasPrefix("return-") else { return .other }
         let rest = text.dropFirst("return-".count)
         let parts = rest.split(separator: "-", maxSplits: 2)
-        if Int(rest) != nil { return .status(try ClientNumber.parse(rest, "\(text)'s status", in: ClientNumber.status) ?? 0) }
-        if parts.count == 3, parts[1] == "after", parts[2].hasSuffix("K"), Int(parts[0]) != nil,
-           let status = try ClientNumber.parse(parts[0], "\(text)'s status", in: ClientNumber.status),
-           let bytes = try kibibytes(parts[2].dropLast()) {
-            return .statusAfterBytes(status: status, bytes: bytes)
+        if Int(rest) != nil { return .status(try ClientNumber.require(rest, "\(text)'s status", in: ClientNumber.status)) }
+        if parts.count == 3, parts[1] == "after", parts[2].hasSuffix("K"), Int(parts[0]) != nil {
+            return .statusAfterBytes(status: try ClientNumber.require(parts[0], "\(text)'s status", in: ClientNumber.status),
+                                     bytes: try kibibytes(parts[2].dropLast()))
         }
         return .other
     }
