@@ -113,6 +113,19 @@ static inline CURLMcode courier_multi_setopt_timer_cb(CURLM *m, courier_timer_cb
     return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, cb);
 }
 
+// MARK: - Share handle
+
+/// A share handle holding TLS sessions only, or NULL. No lock callbacks: every handle that
+/// uses it lives on one event loop thread.
+static inline CURLSH *courier_share_tls_sessions(void) {
+    CURLSH *share = curl_share_init();
+    if (share && curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        curl_share_cleanup(share);
+        return NULL;
+    }
+    return share;
+}
+
 // MARK: - Multi messages
 
 /// Reads one CURLMSG_DONE message; returns the easy handle or NULL when none is left.

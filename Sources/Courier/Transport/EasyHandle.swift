@@ -28,6 +28,9 @@ final class EasyHandle: DeadlineScheduled {
     /// (``DeadlineSchedule``). Here, not in the transfer: only an attached transfer has deadlines,
     /// and a waiting query's memory stays as it was.
     @exclusivity(unchecked) var deadlineLinks = DeadlineLinks<EasyHandle>()
+    /// The TLS session cache this handle uses (`CURLOPT_SHARE`), held so it outlives the handle:
+    /// set once, as `curl_easy_reset` keeps it.
+    @exclusivity(unchecked) private(set) var tlsSessions: TLSSessionCache?
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -58,6 +61,13 @@ final class EasyHandle: DeadlineScheduled {
         errorBuffer[0] = 0
         profile = nil
         url = nil
+    }
+
+    /// Attaches the multi handle's TLS session cache, once per handle.
+    func use(_ cache: TLSSessionCache) throws(TransportError) {
+        guard tlsSessions !== cache else { return }
+        try set(CURLOPT_SHARE, pointer: cache.raw)
+        tlsSessions = cache
     }
 
     var errorDetail: String { String(cString: errorBuffer) }

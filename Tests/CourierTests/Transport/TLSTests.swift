@@ -64,9 +64,36 @@ import Testing
             #expect(lines.allSatisfy { $0.contains("HTTP/2.0") })
         }
     }
+
+    /// Every new connection after the first offers the service's last TLS session, whichever
+    /// easy handle makes it: on libcurl 7.84.0 to 8.0.1 each transfer has a new handle, whose
+    /// own cache would be empty (``TLSSessionCache``).
+    @Test func newConnectionsResumeTheServicesTLSSession() async throws {
+        try await withNginxTLS { peer in
+            var configuration = ServiceActor.Configuration.suite()
+            configuration.transport.tls = TLSConfiguration(caBundlePath: peer.caPath)
+            configuration.transport.httpVersion = .http1_1
+            try await withCheckedService(configuration: configuration) { service in
+                let url = peer.url(host: "localhost", path: "/close")
+                for _ in 0..<4 { // one after another: each closes its connection
+                    #expect(try await service.send(HTTPRequest(url: url)).status == 200)
+                }
+                try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                    for _ in 0..<6 { group.addTask { try await service.send(HTTPRequest(url: url)) } }
+                    for try await response in group { #expect(response.status == 200) }
+                }
+            }
+            let lines = try peer.accessLog().filter { $0.hasSuffix("/close") }
+            #expect(lines.count == 10)
+            #expect(Set(lines.map { $0.split(separator: " ")[0] }).count == 10, "each request on a connection of its own")
+            let resumed = lines.map { $0.split(separator: " ")[3] == "r" }
+            #expect(resumed.first == false, "the first connection has no session to resume")
+            #expect(resumed.dropFirst().allSatisfy { $0 }, "full handshakes after the first: \(lines)")
+        }
+    }
 }
 
-/// nginx serving `/ok` over TLS (HTTP/1.1 and HTTP/2) on 127.0.0.1, for one test.
+/// nginx serving `/ok` (and `/close`, which closes its connection) over TLS (HTTP/1.1 and HTTP/2) on 127.0.0.1, for one test.
 struct NginxTLS: Sendable {
     let port: Int
     let directory: URL
@@ -74,7 +101,8 @@ struct NginxTLS: Sendable {
 
     func url(host: String, path: String) -> URL { URL(string: "https://\(host):\(port)\(path)")! }
 
-    /// `connection requests protocol path`, one line per request.
+    /// `connection requests protocol reused path`, one line per request; `reused` is `r` when
+    /// the connection resumed a TLS session, `.` after a full handshake.
     func accessLog() throws -> [String] {
         try String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
@@ -109,7 +137,7 @@ func withNginxTLS<T: Sendable>(proxying upstream: URL? = nil, _ body: (NginxTLS)
         error_log \(path("error.log")) warn;
         events { worker_connections 256; }
         http {
-            log_format counted '$connection $connection_requests $server_protocol $uri';
+            log_format counted '$connection $connection_requests $server_protocol $ssl_session_reused $uri';
             access_log \(path("access.log")) counted;
             client_body_temp_path \(path("body"));
             proxy_temp_path \(path("proxy"));
@@ -121,7 +149,9 @@ func withNginxTLS<T: Sendable>(proxying upstream: URL? = nil, _ body: (NginxTLS)
                 listen 127.0.0.1:\(port) ssl http2;
                 ssl_certificate \(path("server.pem"));
                 ssl_certificate_key \(path("server.key"));
+                ssl_session_cache shared:courier:1m;
                 location /ok { return 200 'ok'; }
+                location /close { keepalive_timeout 0; return 200 'closed'; }
                 \(upstream.map { "location /gdch/ { proxy_pass \($0.absoluteString.hasSuffix("/") ? String($0.absoluteString.dropLast()) : $0.absoluteString); }" } ?? "")
             }
         }
