@@ -22,6 +22,13 @@ Two things stood between valgrind 3.19 and Courier's binaries (Docs/Performance.
   dwarf2 abbrev form code 0x25", then "I can't recover"), so each binary runs from a copy
   without debug sections (its symbols stay, so the annotated profiles keep function names).
 
+Valgrind counts each iteration of a `rep stosb` or `rep movsb` as an instruction, so a memset or
+memcpy that glibc does with one of them (from 2 KiB) counts a byte as an instruction, where the
+hardware does it in a few dozen cycles. Zeroing a new libcurl easy handle (about 5 KB) read as
+about 5,000 instructions. The clients run with glibc's tunables set so that memset and memcpy use
+their vector loops at every size under callgrind (`STRING_TUNABLES`), which counts what those
+loops execute; INSTRUCTIONS_REP_STRINGS=1 leaves glibc's choice, as runs before 2026-11-30 did.
+
 Usage: instructions.py (or `make instructions`); also run by `make bench`.
 INSTRUCTIONS_REQUESTS="2000,4000,6000" sets the sizes; INSTRUCTIONS_ONLY="executor" keeps the clients
 whose label contains one of the comma-separated words (and C); INSTRUCTIONS_PROFILE=1 also writes callgrind_annotate
@@ -43,6 +50,7 @@ SIZES = [int(n) for n in os.environ.get("INSTRUCTIONS_REQUESTS", "2000,4000,6000
 ONLY = [word for word in os.environ.get("INSTRUCTIONS_ONLY", "").split(",") if word]
 VG = os.path.join(harness.WORK, "valgrind")
 SHIM = os.path.join(VG, "valgrind-sigsuspend.so")
+STRING_TUNABLES = "glibc.cpu.x86_rep_stosb_threshold=1099511627776:glibc.cpu.x86_rep_movsb_threshold=1099511627776"
 COLLECTED = re.compile(r"Collected : (\d+)")
 ERRORS = re.compile(r"errors\W+(\d+)")
 
@@ -80,6 +88,8 @@ def clients(copies, url, in_flight):
 def count(argv, out_file):
     """Instructions executed by the whole process (every thread), as callgrind counts them."""
     env = dict(os.environ, LD_PRELOAD=SHIM)
+    if not os.environ.get("INSTRUCTIONS_REP_STRINGS"):
+        env["GLIBC_TUNABLES"] = STRING_TUNABLES
     process = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", *argv],
                              capture_output=True, text=True, env=env)
     match = COLLECTED.search(process.stderr)
