@@ -1,12 +1,15 @@
 // The physical limit for a curl-based client: plain C on libcurl's multi interface, N
 // transfers in flight, each easy handle re-added as soon as it completes (connections and
-// handles reused). Usage: curl-multi <url> <in-flight> <seconds> [socket] [requests=N] [insecure] [http1|http2]
+// handles reused). Usage: curl-multi <url> <in-flight> <seconds> [socket] [requests=N] [insecure] [http1|http2] [fresh]
 // With "socket", it drives curl through curl_multi_socket_action over epoll, as Courier does;
 // otherwise curl_multi_perform + curl_multi_poll. With "requests=N" it sends exactly N requests
 // with no warm-up and ignores <seconds>: the fixed work that an instruction count needs
 // (Benchmarks/scripts/instructions.py). "insecure" skips certificate checks (a self-signed test
 // server); "http1" forces HTTP/1.1 (over TLS too); "http2" negotiates HTTP/2 and multiplexes
-// every transfer on one connection (CURLPIPE_MULTIPLEX, CURLOPT_PIPEWAIT).
+// every transfer on one connection (CURLPIPE_MULTIPLEX, CURLOPT_PIPEWAIT). "fresh" destroys each
+// handle when its transfer completes and makes a new one: what a C program pays for safety on
+// libcurl 7.84.0 to 8.0.1, where a reused handle lets a server crash it (curl/curl#11101), as
+// Courier does on those versions.
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,25 @@ static int on_socket(CURL *e, curl_socket_t s, int what, void *u, void *sp) {
 
 static int on_timer(CURLM *m, long ms, void *u) { timeout_ms = ms; return 0; }
 
+static CURL *new_handle(const char *url, size_t *bytes_out, struct curl_slist *headers, int insecure, int http_version) {
+    CURL *h = curl_easy_init();
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, bytes_out);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    if (insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (http_version == 1) curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    if (http_version == 2) {
+        curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+        curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
+    }
+    return h;
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) { fprintf(stderr, "usage: %s url in-flight seconds [socket]\n", argv[0]); return 2; }
     const char *url = argv[1];
@@ -71,12 +93,13 @@ int main(int argc, char **argv) {
     double seconds = atof(argv[3]);
     int socket_mode = 0;
     long total = 0; // requests=N: exactly N requests, no warm-up
-    int insecure = 0, http_version = 0; // 0: libcurl's default (HTTP/2 over TLS when offered)
+    int insecure = 0, http_version = 0, fresh = 0; // 0: libcurl's default (HTTP/2 over TLS when offered)
     for (int i = 4; i < argc; i++) {
         if (strcmp(argv[i], "socket") == 0) socket_mode = 1;
         else if (strcmp(argv[i], "insecure") == 0) insecure = 1;
         else if (strcmp(argv[i], "http1") == 0) http_version = 1;
         else if (strcmp(argv[i], "http2") == 0) http_version = 2;
+        else if (strcmp(argv[i], "fresh") == 0) fresh = 1;
         else if (strncmp(argv[i], "requests=", 9) == 0) total = atol(argv[i] + 9);
     }
     curl_global_init(CURL_GLOBAL_ALL);
@@ -100,21 +123,7 @@ int main(int argc, char **argv) {
     CURL **handles = calloc(inflight, sizeof(CURL *));
     long issued = inflight;
     for (int i = 0; i < inflight; i++) {
-        handles[i] = curl_easy_init();
-        curl_easy_setopt(handles[i], CURLOPT_URL, url);
-        curl_easy_setopt(handles[i], CURLOPT_WRITEFUNCTION, discard);
-        curl_easy_setopt(handles[i], CURLOPT_WRITEDATA, &bytes);
-        curl_easy_setopt(handles[i], CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(handles[i], CURLOPT_HTTPHEADER, headers);
-        if (insecure) {
-            curl_easy_setopt(handles[i], CURLOPT_SSL_VERIFYPEER, 0L);
-            curl_easy_setopt(handles[i], CURLOPT_SSL_VERIFYHOST, 0L);
-        }
-        if (http_version == 1) curl_easy_setopt(handles[i], CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-        if (http_version == 2) {
-            curl_easy_setopt(handles[i], CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-            curl_easy_setopt(handles[i], CURLOPT_PIPEWAIT, 1L);
-        }
+        handles[i] = new_handle(url, &bytes, headers, insecure, http_version);
         curl_multi_add_handle(multi, handles[i]);
     }
     long done = 0, errors = 0, measured = 0;
@@ -156,7 +165,12 @@ int main(int argc, char **argv) {
             if (msg->data.result != CURLE_OK || code != 200) errors++;
             done++; measured++;
             curl_multi_remove_handle(multi, e);
+            if (fresh) {
+                curl_easy_cleanup(e);
+                e = new_handle(url, &bytes, headers, insecure, http_version);
+            }
             if (total == 0 || issued < total) { issued++; curl_multi_add_handle(multi, e); }
+            else if (fresh) curl_easy_cleanup(e);
         }
         if (!socket_mode) curl_multi_poll(multi, NULL, 0, 100, NULL);
     }

@@ -21,7 +21,7 @@ import subprocess
 import time
 
 import instructions
-from harness import (AHC, BENCH, C, C_SOCKET, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
+from harness import (AHC, BENCH, C, C_FRESH, C_SOCKET, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
                      ab, bench_client, build, c_client, courier_load, h2load, log, nginx, render_chart, run, test_server, wrk)
 
 CASES = [
@@ -33,6 +33,7 @@ CASES = [
     (SENDALL, 64, "http", bench_client("courier", 64, "default", pattern="sendall")),
     (C, 64, "http", c_client(64)),
     (C_SOCKET, 64, "http", c_client(64, socket=True)),
+    (C_FRESH, 64, "http", c_client(64, fresh=True)),
     (AHC, 64, "http", bench_client("ahc", 64)),
     ("URLSession", 64, "http", bench_client("urlsession", 64)),
     ("wrk -t1", 64, "http", wrk(64)),
@@ -45,6 +46,7 @@ CASES = [
     (CHILD, 1, "http", bench_client("courier", 1, "default", pattern="child")),
     (SENDALL, 1, "http", bench_client("courier", 1, "default", pattern="sendall")),
     (C, 1, "http", c_client(1)),
+    (C_FRESH, 1, "http", c_client(1, fresh=True)),
     (AHC, 1, "http", bench_client("ahc", 1)),
     ("URLSession", 1, "http", bench_client("urlsession", 1)),
     (LOAD, 1, "http", courier_load(1)),

@@ -210,9 +210,10 @@ def bench_client(client, in_flight, executor="loop", protocol="http", pattern="w
     return lambda: self_reported(argv)
 
 
-def c_client(in_flight, protocol="http", socket=False):
+def c_client(in_flight, protocol="http", socket=False, fresh=False):
     url, _, args = PROTOCOLS[protocol]
-    return lambda: self_reported([CURL_C, url, str(in_flight), str(SECONDS), *args, *(["socket"] if socket else [])])
+    return lambda: self_reported([CURL_C, url, str(in_flight), str(SECONDS), *args, *(["socket"] if socket else []),
+                                  *(["fresh"] if fresh else [])])
 
 
 # The clients' labels in tables and charts.
@@ -225,6 +226,9 @@ CHILD, SENDALL = "Courier (child task per request)", "Courier sendAll"
 # C driven the way Courier drives libcurl (its socket interface over epoll, curl-multi.c's
 # "socket"): what that interface itself costs in libcurl 7.88, apart from Courier.
 C_SOCKET = "C libcurl multi, socket interface"
+# C with a new easy handle per transfer, as Courier has on libcurl 7.84.0 to 8.0.1 (curl/curl#11101):
+# what the same safety costs a C program there.
+C_FRESH = "C libcurl multi, fresh handles"
 
 
 @contextlib.contextmanager
@@ -257,7 +261,7 @@ def test_server():
         server.wait()
 
 
-CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", C_SOCKET: "#ff9896", AHC: "#2ca02c",
+CHART_COLORS = {CHILD: "#c6dbef", SENDALL: "#3182bd", LOOP: "#1f77b4", DEFAULT: "#6baed6", GLOBAL: "#9ecae1", LOAD: "#08519c", C: "#d62728", C_SOCKET: "#ff9896", C_FRESH: "#e377c2", AHC: "#2ca02c",
                 "URLSession": "#9467bd", "wrk -t1": "#7f7f7f", "ab -k": "#bcbddc", "h2load --h1 -t1": "#dadaeb", "Courier": "#1f77b4"}
 
 

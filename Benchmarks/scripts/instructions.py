@@ -76,6 +76,7 @@ def clients(copies, url, in_flight):
     return [
         ("C libcurl multi", lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}"]),
         (harness.C_SOCKET, lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}", "socket"]),
+        (harness.C_FRESH, lambda n: [harness.CURL_C, url, str(in_flight), "0", f"requests={n}", "fresh"]),
         ("Courier (loop executor)", bench_argv("courier", "loop")),
         ("Courier (default executor)", bench_argv("courier", "default")),
         (harness.CHILD, bench_argv("courier", "default", "child")),
