@@ -93,7 +93,8 @@ import Testing
     }
 }
 
-/// nginx serving `/ok` (and `/close`, which closes its connection) over TLS (HTTP/1.1 and HTTP/2) on 127.0.0.1, for one test.
+/// nginx serving `/ok`, and `/close`, which closes its connection, over TLS (HTTP/1.1 and HTTP/2)
+/// on 127.0.0.1, for one test.
 struct NginxTLS: Sendable {
     let port: Int
     let directory: URL
