@@ -68,11 +68,12 @@ import Testing
             let (home, client, environment) = try Self.setUp(server)
             defer { try? FileManager.default.removeItem(at: home) }
             // $BROWSER starts headless Chromium in the background, as a desktop browser opens a tab and returns.
+            let profile = try Chromium.makeFolder()
             let script = home.appendingPathComponent("browser.sh")
             try writeExecutable("""
                 #!/bin/sh
-                '\(try Chromium.binary())' --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions \
-                  --disable-background-networking --disable-dev-shm-usage --user-data-dir='\(home.path)/profile' "$1" >/dev/null 2>&1 &
+                TMPDIR='\(profile.path)' '\(try Chromium.binary())' --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+                  --disable-background-networking --disable-dev-shm-usage --user-data-dir='\(profile.path)' "$1" >/dev/null 2>&1 &
                 echo $! > '\(home.path)/browser.pid'
                 """, to: script)
             var withBrowser = environment
@@ -82,9 +83,12 @@ import Testing
                                                  timeout: 120, environment: withBrowser)
                 if let pid = (try? String(contentsOf: home.appendingPathComponent("browser.pid"), encoding: .utf8)).flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
                     kill(pid, SIGTERM)
+                    // Ended before the next browser starts (one at a time) and before its profile is removed.
+                    #expect(await waitUntilEnded(pid))
                 }
                 return login
             }
+            await Chromium.removeFolder(profile)
             #expect(login.status == 0, "\(login.error)")
             #expect(login.error.contains("Sign in with your browser: \(server.url("/o/oauth2/v2/auth"))?"), "\(login.error)")
             #expect(server.tokens.signIn.codeExchanges == 1)

@@ -13,6 +13,27 @@ package enum Chromium {
         throw ChromiumError.notInstalled
     }
 
+    /// A new folder for one browser's profile and its temporary files (`TMPDIR`): ended by SIGTERM,
+    /// Chromium leaves its singleton folder (`org.chromium.Chromium.*`) in its temporary directory.
+    /// The name is short because Chromium makes a Unix socket two levels below it, and a socket's
+    /// path holds at most 107 bytes (a longer one and the browser never loads its page).
+    package static func makeFolder() throws -> URL {
+        let name = "chromium-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        return folder
+    }
+
+    /// Removes a folder from `makeFolder()` once nothing writes to it any more: the browser's helper
+    /// processes can outlive it by a moment and write there as they end (a removed profile came back).
+    package static func removeFolder(_ folder: URL) async {
+        for _ in 0..<50 {
+            try? FileManager.default.removeItem(at: folder)
+            try? await Task.sleep(for: .milliseconds(100))
+            if !FileManager.default.fileExists(atPath: folder.path) { return }
+        }
+    }
+
     /// Runs `body` while no other test's browser runs: a starting Chromium takes both cores of a
     /// 2-core machine for a second or more, and several at once starved the suite's in-process
     /// servers (a metadata-server probe missed its four tries).
@@ -53,17 +74,22 @@ package enum Chromium {
 }
 
 /// Runs `body` while headless Chromium shows `page` (a file or http URL), then ends the browser.
-/// The browser runs with a throwaway profile, without its sandbox (the suite may run as root)
-/// and without a GPU; `body` observes what the page did from the server's side.
+/// The browser runs with a throwaway profile (`Chromium.makeFolder()`), without its sandbox (the
+/// suite may run as root) and without a GPU; `body` observes what the page did from the server's side.
 package func withChromium<T: Sendable>(showing page: URL, _ body: () async throws -> T) async throws -> T {
     let binary = try Chromium.binary()
-    let profile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-chromium-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: profile) }
-    return try await Chromium.oneAtATime {
-        try await withChildProcess(binary, [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-            "--disable-background-networking", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)", page.absoluteString,
-        ]) { _ in try await body() }.value
+    let profile = try Chromium.makeFolder()
+    let outcome: Result<T, any Error>
+    do {
+        outcome = .success(try await Chromium.oneAtATime {
+            try await withChildProcess(binary, [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                "--disable-background-networking", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)", page.absoluteString,
+            ], environment: ["TMPDIR": profile.path]) { _ in try await body() }.value
+        })
+    } catch {
+        outcome = .failure(error)
     }
+    await Chromium.removeFolder(profile)
+    return try outcome.get()
 }

@@ -211,10 +211,14 @@ package func runProcess(_ executable: URL, _ arguments: [String], timeout: Doubl
 
 /// Runs `body` while a child process (a peer server, the test helper) runs, then ends the
 /// process with SIGTERM (if it still runs) and waits for it. `body` gets the process's ID.
+/// `environment` overrides the suite's own for the child (a nil value unsets a variable).
 @discardableResult
-package func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [String],
+package func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
                          _ body: (_ pid: pid_t) async throws -> T) async throws -> (value: T, status: TerminationStatus) {
+    var overrides: [Environment.Key: String?] = [:]
+    for (name, value) in environment { overrides[Environment.Key(stringLiteral: name)] = value }
     let result = try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments),
+                                          environment: .inherit.updating(overrides),
                                           input: .none, output: .discarded, error: .discarded) { execution in
         let outcome: Result<T, any Error>
         do { outcome = .success(try await body(execution.processIdentifier.value)) } catch { outcome = .failure(error) }
@@ -227,6 +231,20 @@ package func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [S
 /// Whether the process `pid` still runs (or has ended and not yet been reaped).
 package func isRunning(_ pid: pid_t) -> Bool {
     kill(pid, 0) == 0
+}
+
+/// Waits until the process `pid`, which may not be this process's child, has ended (a zombie
+/// counts as ended: its parent may never reap it), for at most `seconds`. False if it still runs.
+package func waitUntilEnded(_ pid: pid_t, seconds: Double = 10) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        // /proc/PID/stat: "PID (name) STATE ...": the state follows the name's closing parenthesis.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        if stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z") { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return false
 }
 
 extension TerminationStatus {

@@ -68,6 +68,7 @@ enum AuthFixtures {
     @Test func aJWTSignedWithAnotherKeyIsRejected() async throws {
         try await withTestServer { server in
             let account = try AuthFixtures.serviceAccount(registeredWith: server)
+            defer { try? FileManager.default.removeItem(at: account.file) }
             let impostor = try #require(RSAPrivateKey.generatePEM())
             var object = try #require(try JSONSerialization.jsonObject(with: account.json) as? [String: Any])
             object["private_key"] = impostor.privateKey

@@ -61,9 +61,9 @@ import Testing
         try await withTestServer { server in
             let tokenURL = server.url("/gdch/authenticate").absoluteString
             let file = try Self.account(server, tokenURL: tokenURL, caPath: nil)
-            defer { try? FileManager.default.removeItem(at: file) }
             // The fake now knows another key for the same account.
-            _ = try Self.account(server, tokenURL: tokenURL, caPath: nil)
+            let other = try Self.account(server, tokenURL: tokenURL, caPath: nil)
+            defer { for url in [file, other] { try? FileManager.default.removeItem(at: url) } }
             await #expect(throws: AuthError.invalidGrant) {
                 try await GDCHServiceAccountAuthorizer(keyFile: file, audience: "a").currentToken()
             }
