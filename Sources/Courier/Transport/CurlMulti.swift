@@ -14,9 +14,6 @@ final class CurlMulti {
     @exclusivity(unchecked) var pool: EasyHandlePool
     @exclusivity(unchecked) var admission: AdmissionQueue<Transfer, HostKey>
     let driver: any LoopDriver
-    /// Shared by every easy handle of this multi handle; nil when libcurl could not make one,
-    /// and then each handle keeps its own sessions, as libcurl does by default.
-    let tlsSessions = TLSSessionCache()
     unowned(unsafe) var loop: CurlEventLoop!
 
     /// Every unresolved transfer: for shutdown and the idle sweep.

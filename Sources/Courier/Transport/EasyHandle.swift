@@ -28,13 +28,21 @@ final class EasyHandle: DeadlineScheduled {
     /// (``DeadlineSchedule``). Here, not in the transfer: only an attached transfer has deadlines,
     /// and a waiting query's memory stays as it was.
     @exclusivity(unchecked) var deadlineLinks = DeadlineLinks<EasyHandle>()
-    /// The TLS session cache this handle uses (`CURLOPT_SHARE`), held so it outlives the handle:
-    /// set once, as `curl_easy_reset` keeps it.
-    @exclusivity(unchecked) private(set) var tlsSessions: TLSSessionCache?
+    /// The TLS session cache this handle uses (`CURLOPT_SHARE`), held so it outlives the handle.
+    /// Attached once, when the handle is made: `curl_easy_reset` keeps it (it is not an option
+    /// of `data->set`, which the reset clears).
+    let tlsSessions: TLSSessionCache?
 
-    init?() {
+    /// A new handle using `tlsSessions`; without one (libcurl could not make it, or would not
+    /// attach it), the handle keeps its own sessions, as libcurl does by default.
+    init?(sharing tlsSessions: TLSSessionCache?) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
+        if let tlsSessions, courier_easy_setopt_ptr(raw, CURLOPT_SHARE, tlsSessions.raw) == CURLE_OK {
+            self.tlsSessions = tlsSessions
+        } else {
+            self.tlsSessions = nil
+        }
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
         LiveObjects.created(.easyHandle)
@@ -61,13 +69,6 @@ final class EasyHandle: DeadlineScheduled {
         errorBuffer[0] = 0
         profile = nil
         url = nil
-    }
-
-    /// Attaches the multi handle's TLS session cache, once per handle.
-    func use(_ cache: TLSSessionCache) throws(TransportError) {
-        guard tlsSessions !== cache else { return }
-        try set(CURLOPT_SHARE, pointer: cache.raw)
-        tlsSessions = cache
     }
 
     var errorDetail: String { String(cString: errorBuffer) }

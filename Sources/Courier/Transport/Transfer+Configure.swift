@@ -56,7 +56,6 @@ extension Transfer {
         courier_easy_setopt_data_cb(handle.raw, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
         try handle.set(CURLOPT_HEADERDATA, pointer: unretained)
         multi.configureSocketCallbacks(handle)
-        if let cache = multi.tlsSessions { try handle.use(cache) }
         courier_easy_setopt_prereq_cb(handle.raw, Transfer.prerequestCallback)
         try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
 
