@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 
 // SwiftPM links each executable against `<Target>_main`, so libFuzzer's own `main` never runs:
 // each target's `<Target>_main` hands control to libFuzzer's driver through `runFuzzer`.
@@ -24,4 +25,12 @@ public func runToCompletion(_ work: @escaping @Sendable () async -> Void) {
         done.signal()
     }
     done.wait()
+}
+
+/// Removes what a download to `path` can leave (Docs/Uploads.md): the file, its data while it
+/// arrives (`.courier-download`) and its resume record (`.courier-partial`). The two stay from
+/// one input to the next, so an input can resume what an earlier one left; a target calls this
+/// when libFuzzer exits.
+public func removeDownload(at path: String) {
+    for file in [path, path + ".courier-download", path + ".courier-partial"] { unlink(file) }
 }

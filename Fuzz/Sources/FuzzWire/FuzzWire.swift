@@ -110,6 +110,6 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 
 @_cdecl("FuzzWire_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    atexit { _ = unlink(downloadFile.path) } // libFuzzer ends with exit()
+    atexit { removeDownload(at: downloadFile.path) } // libFuzzer ends with exit()
     return runFuzzer(argc, argv) { fuzz($0, $1) }
 }
