@@ -8,6 +8,7 @@ enum HTTPBinRoutes {
     static func add(to router: Router<BasicRequestContext>, lifecycle: ServerLifecycle) {
         for method in allMethods {
             router.on("/echo", method: method, use: echo)
+            router.on("/echo/**", method: method, use: echo) // any path below, as received
             router.on("/status/{code}", method: method, use: status)
             router.on("/upload", method: method, use: upload)
             router.on("/discard", method: method, use: discard)

@@ -50,6 +50,11 @@ extension Transfer {
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)
         try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // The path goes on the wire as the request has it. libcurl otherwise removes dot segments
+        // (RFC 3986 §5.2.4), and from 8.13.0 percent-encoded ones too: a path parameter "..",
+        // which Courier sends as %2E%2E, then named the parent (DELETE …/b/b/o/%2E%2E was sent as
+        // DELETE …/b/b, the bucket), and a signed URL's path would differ from the signed one.
+        try handle.set(CURLOPT_PATH_AS_IS, true)
         try handle.set(CURLOPT_TCP_KEEPALIVE, true)
         courier_easy_setopt_data_cb(handle.raw, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
         try handle.set(CURLOPT_WRITEDATA, pointer: unretained)

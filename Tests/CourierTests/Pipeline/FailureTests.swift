@@ -127,16 +127,21 @@ import Testing
     /// handle that served a response before. libcurl before 8.1.0 kept a pointer to that earlier
     /// response's last header, freed since, and unfolded into it: a use-after-free that glibc may
     /// end with "double free detected" (curl/curl#11101). Found by FuzzWire. A handle now serves
-    /// one transfer on those versions, and the answer is a typed error on every version.
-    @Test func aFoldedFirstHeaderAfterAnotherResponseIsATypedError() async throws {
+    /// one transfer on those versions. RFC 9112 §2.2 lets a recipient reject such a message or
+    /// ignore the line: libcurl 7.88.1 rejects it (a typed error here), 8.14.1 ignores it.
+    @Test func aFoldedFirstHeaderAfterAnotherResponseIsRejectedOrIgnored() async throws {
         try await withServerAndService { server, service in
             for _ in 0..<3 {
                 let echoed = try await service.send(HTTPRequest(url: server.url("/echo")))
                 #expect(echoed.status == 200)
-                let error = await #expect(throws: TransportError.self) {
-                    try await service.send(HTTPRequest(url: server.faultURL("/folded-first-header")))
+                do {
+                    let response = try await service.send(HTTPRequest(url: server.faultURL("/folded-first-header")))
+                    // Ignored: the line is gone, not joined to a header or to the status line.
+                    #expect(response.status == 200 && response.body == Data("ok".utf8))
+                    #expect(Array(response.headers).map { "\($0.name): \($0.value)" } == ["Content-Length: 2"])
+                } catch {
+                    #expect(error as? TransportError == .protocolError, "\(error)")
                 }
-                #expect(error == .protocolError, "\(String(describing: error))")
             }
             await expectNoLeaks(service)
         }
