@@ -21,8 +21,9 @@ import subprocess
 import time
 
 import instructions
-from harness import (AHC, BENCH, C, C_FRESH, C_SOCKET, CHILD, CURL_C, DEFAULT, GLOBAL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS, SECONDS, URL, WORK,
-                     ab, bench_client, build, c_client, courier_load, h2load, log, nginx, render_chart, run, test_server, wrk)
+from harness import (AHC, BENCH, C, C_FRESH, C_SOCKET, CHILD, CURL_C, DEFAULT, GLOBAL, NEWER_LIBCURL, SENDALL, LOAD, LOOP, PROTOCOLS, ROOT, ROUNDS,
+                     SECONDS, URL, WORK, ab, bench_client, build, c_client, courier_load, h2load, log, newer_libcurl, nginx, render_chart,
+                     run, test_server, wrk)
 
 CASES = [
     # (label, in flight, protocol, measure)
@@ -58,7 +59,11 @@ CASES = [
     (DEFAULT, 64, "h2", bench_client("courier", 64, "default", protocol="h2")),
     (C, 64, "h2", c_client(64, "h2")),
     (AHC, 64, "h2", bench_client("ahc", 64, protocol="h2")),
-]
+] + [(label, n, NEWER_LIBCURL, measure(n)) for n in (64, 1) for label, measure in (
+    (C, lambda n: c_client(n, NEWER_LIBCURL)),
+    (LOOP, lambda n: bench_client("courier", n, protocol=NEWER_LIBCURL)),
+    (CHILD, lambda n: bench_client("courier", n, "default", protocol=NEWER_LIBCURL, pattern="child")),
+    (SENDALL, lambda n: bench_client("courier", n, "default", protocol=NEWER_LIBCURL, pattern="sendall")))]
 if os.environ.get("BENCH_ONLY"):  # a comma-separated subset of protocols, for quick comparisons
     CASES = [case for case in CASES if case[2] in os.environ["BENCH_ONLY"].split(",")]
 
@@ -176,6 +181,13 @@ def targets(medians, counts, probes, per_request=None, idle=None):
     at_least("sendAll, 64 in flight: ≥ 0.9× C", ratio((SENDALL, 64, "http"), (C, 64, "http")), 0.9)
     at_least("sendAll, 1 in flight: ≥ 0.85× C", ratio((SENDALL, 1, "http"), (C, 1, "http")), 0.85)
     at_least("a child task per request, 1 in flight: ≥ 0.7× C", ratio((CHILD, 1, "http"), (C, 1, "http")), 0.7)
+    # The same on Debian's newest libcurl, where Courier reuses easy handles (C on the same library).
+    if (C, 64, NEWER_LIBCURL) in medians:
+        version = newer_libcurl()[1]
+        at_least(f"sendAll on libcurl {version}, 64 in flight: ≥ 0.9× C", ratio((SENDALL, 64, NEWER_LIBCURL), (C, 64, NEWER_LIBCURL)), 0.9)
+        at_least(f"sendAll on libcurl {version}, 1 in flight: ≥ 0.85× C", ratio((SENDALL, 1, NEWER_LIBCURL), (C, 1, NEWER_LIBCURL)), 0.85)
+        at_least(f"a child task per request on libcurl {version}, 1 in flight: ≥ 0.7× C",
+                 ratio((CHILD, 1, NEWER_LIBCURL), (C, 1, NEWER_LIBCURL)), 0.7)
     # `courier load` beside the load generators people use: requests per core is what a load test buys.
     at_least("courier load against wrk, 64 connections: ≥ 0.8× req/s", ratio((LOAD, 64, "http"), ("wrk -t1", 64, "http")), 0.8)
     at_most("courier load against wrk, 64 connections: CPU per request ≤ 1.5×",
@@ -277,7 +289,15 @@ def chart(medians, path):
 
 
 def main():
+    global CASES
     build()
+    if any(case[2] == NEWER_LIBCURL for case in CASES):
+        newer = newer_libcurl()
+        if newer:
+            PROTOCOL_TITLES[NEWER_LIBCURL] = (f"HTTP/1.1, plain, on libcurl {newer[1]} (Debian's newest for this release, loaded "
+                                              "first for C and Courier alike; Courier reuses easy handles on it)")
+        else:
+            CASES = [case for case in CASES if case[2] != NEWER_LIBCURL]
     samples = {(label, n, protocol): [] for label, n, protocol, _ in CASES}
     with nginx():
         for round_number in range(1, ROUNDS + 1):

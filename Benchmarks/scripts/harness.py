@@ -128,9 +128,9 @@ def run(argv):
     return process.stdout
 
 
-def run_measured(argv):
+def run_measured(argv, env=None):
     """Like run(), but reaps the child itself to read its own CPU time and peak RSS."""
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     out = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -142,8 +142,8 @@ def run_measured(argv):
 SELF_REPORTED = re.compile(r"requests/s (\d+)\s+cpu-us/request ([\d.]+)\s+peak-rss-MiB ([\d.]+)\s+requests \d+\s+errors (\d+)")
 
 
-def self_reported(argv):
-    out, _, rss = run_measured(argv)
+def self_reported(argv, env=None):
+    out, _, rss = run_measured(argv, env)
     match = SELF_REPORTED.search(out)
     if not match:
         raise RuntimeError(f"unexpected output from {argv[0]}: {out}")
@@ -194,12 +194,39 @@ def courier_load(in_flight):
 
 
 # The protocols: plain HTTP/1.1; HTTPS/1.1 with a connection per request in flight; HTTP/2 over TLS
-# with every stream multiplexed on one connection.
+# with every stream multiplexed on one connection; plain HTTP/1.1 again with the newest libcurl
+# Debian has for this release loaded first, C and Courier alike (below).
+NEWER_LIBCURL = "http-newer-libcurl"
 PROTOCOLS = {
     "http": (URL, [], []),
     "https/1.1": (TLS_URL, ["--insecure", "--http-version", "1.1"], ["insecure", "http1"]),
     "h2": (TLS_URL, ["--insecure", "--http-version", "2"], ["insecure", "http2"]),
+    NEWER_LIBCURL: (URL, [], []),
 }
+
+_newer_libcurl = []
+
+
+def newer_libcurl():
+    """(folder, version) of Debian's newest libcurl for this release, unpacked by
+    Scripts/newer-libcurl.sh (8.14.1 for Debian 12, where the system's is 7.88.1): on it Courier
+    reuses easy handles (libcurl 8.1.0 and later). None when it cannot be had (no network)."""
+    if not _newer_libcurl:
+        process = subprocess.run([os.path.join(ROOT, "Scripts", "newer-libcurl.sh"), os.path.join(ROOT, ".build", "newer-libcurl")],
+                                 capture_output=True, text=True)
+        version = re.search(r"newer libcurl: libcurl/(\S+)", process.stderr)
+        _newer_libcurl.append((process.stdout.strip(), version.group(1)) if process.returncode == 0 and version else None)
+        if not _newer_libcurl[0]:
+            log(f"no newer libcurl: {process.stderr.strip()[-500:]}")
+    return _newer_libcurl[0]
+
+
+def environment(protocol):
+    """The environment a client runs in for `protocol`: None (this one's) but for NEWER_LIBCURL."""
+    if protocol != NEWER_LIBCURL:
+        return None
+    folder, _ = newer_libcurl()
+    return {**os.environ, "LD_LIBRARY_PATH": folder}
 
 
 def bench_client(client, in_flight, executor="loop", protocol="http", pattern="workers"):
@@ -207,13 +234,13 @@ def bench_client(client, in_flight, executor="loop", protocol="http", pattern="w
     connections = 1 if protocol == "h2" else in_flight
     argv = [BENCH, "load", "--url", url, "-c", str(in_flight), "--connections", str(connections), "-d", str(SECONDS),
             "--client", client, "--executor", executor, "--pattern", pattern, *flags]
-    return lambda: self_reported(argv)
+    return lambda: self_reported(argv, environment(protocol))
 
 
 def c_client(in_flight, protocol="http", socket=False, fresh=False):
     url, _, args = PROTOCOLS[protocol]
     return lambda: self_reported([CURL_C, url, str(in_flight), str(SECONDS), *args, *(["socket"] if socket else []),
-                                  *(["fresh"] if fresh else [])])
+                                  *(["fresh"] if fresh else [])], environment(protocol))
 
 
 # The clients' labels in tables and charts.
