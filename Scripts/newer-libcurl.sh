@@ -22,9 +22,9 @@ if [ -z "$(found)" ]; then
 fi
 lib=$(found)
 # The version the run will load, checked, so the second run cannot quietly use the system's.
-version=$(python3 -c "import ctypes, sys; f = ctypes.CDLL(sys.argv[1]).curl_version; f.restype = ctypes.c_char_p; print(f().decode())" \
-    "$lib/libcurl.so.4")
-system=$(python3 -c "import ctypes; f = ctypes.CDLL('libcurl.so.4').curl_version; f.restype = ctypes.c_char_p; print(f().decode())")
+version_of() { python3 -c "import ctypes, sys; f = ctypes.CDLL(sys.argv[1]).curl_version; f.restype = ctypes.c_char_p; print(f().decode())" "$1"; }
+version=$(version_of "$lib/libcurl.so.4")
+system=$(version_of libcurl.so.4)
 echo "newer libcurl: ${version%% *} (the system's: ${system%% *})" >&2
 [ "${version%% *}" != "${system%% *}" ] || { echo "newer-libcurl: $lib holds the system's version" >&2; exit 1; }
 echo "$lib"

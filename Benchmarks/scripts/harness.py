@@ -5,6 +5,7 @@ Imported by bench.py, instructions.py, ordo.py, flamegraph.py and Netem/bench.py
 none of them.
 """
 import contextlib
+import functools
 import json
 import os
 import re
@@ -204,21 +205,18 @@ PROTOCOLS = {
     NEWER_LIBCURL: (URL, [], []),
 }
 
-_newer_libcurl = []
-
-
+@functools.cache
 def newer_libcurl():
     """(folder, version) of Debian's newest libcurl for this release, unpacked by
     Scripts/newer-libcurl.sh (8.14.1 for Debian 12, where the system's is 7.88.1): on it Courier
     reuses easy handles (libcurl 8.1.0 and later). None when it cannot be had (no network)."""
-    if not _newer_libcurl:
-        process = subprocess.run([os.path.join(ROOT, "Scripts", "newer-libcurl.sh"), os.path.join(ROOT, ".build", "newer-libcurl")],
-                                 capture_output=True, text=True)
-        version = re.search(r"newer libcurl: libcurl/(\S+)", process.stderr)
-        _newer_libcurl.append((process.stdout.strip(), version.group(1)) if process.returncode == 0 and version else None)
-        if not _newer_libcurl[0]:
-            log(f"no newer libcurl: {process.stderr.strip()[-500:]}")
-    return _newer_libcurl[0]
+    process = subprocess.run([os.path.join(ROOT, "Scripts", "newer-libcurl.sh"), os.path.join(ROOT, ".build", "newer-libcurl")],
+                             capture_output=True, text=True)
+    version = re.search(r"newer libcurl: libcurl/(\S+)", process.stderr)
+    if process.returncode != 0 or not version:
+        log(f"no newer libcurl: {process.stderr.strip()[-500:]}")
+        return None
+    return process.stdout.strip(), version.group(1)
 
 
 def environment(protocol):

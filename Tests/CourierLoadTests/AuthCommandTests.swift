@@ -72,8 +72,7 @@ import Testing
             let script = home.appendingPathComponent("browser.sh")
             try writeExecutable("""
                 #!/bin/sh
-                TMPDIR='\(profile.path)' '\(try Chromium.binary())' --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions \
-                  --disable-background-networking --disable-dev-shm-usage --user-data-dir='\(profile.path)' "$1" >/dev/null 2>&1 &
+                TMPDIR='\(profile.path)' '\(try Chromium.binary())' \(Chromium.arguments(profile: profile).map { "'\($0)'" }.joined(separator: " ")) "$1" >/dev/null 2>&1 &
                 echo $! > '\(home.path)/browser.pid'
                 """, to: script)
             var withBrowser = environment

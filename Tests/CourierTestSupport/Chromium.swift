@@ -24,6 +24,13 @@ package enum Chromium {
         return folder
     }
 
+    /// The browser's arguments before the page: headless, with `profile` as its profile, without
+    /// its sandbox (the suite may run as root), a GPU, or anything it would fetch by itself.
+    package static func arguments(profile: URL) -> [String] {
+        ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+         "--disable-background-networking", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)"]
+    }
+
     /// Removes a folder from `makeFolder()` once nothing writes to it any more: the browser's helper
     /// processes can outlive it by a moment and write there as they end (a removed profile came back).
     package static func removeFolder(_ folder: URL) async {
@@ -74,18 +81,16 @@ package enum Chromium {
 }
 
 /// Runs `body` while headless Chromium shows `page` (a file or http URL), then ends the browser.
-/// The browser runs with a throwaway profile (`Chromium.makeFolder()`), without its sandbox (the
-/// suite may run as root) and without a GPU; `body` observes what the page did from the server's side.
+/// The browser runs with a throwaway profile (`Chromium.makeFolder()`, `Chromium.arguments`);
+/// `body` observes what the page did from the server's side.
 package func withChromium<T: Sendable>(showing page: URL, _ body: () async throws -> T) async throws -> T {
     let binary = try Chromium.binary()
     let profile = try Chromium.makeFolder()
     let outcome: Result<T, any Error>
     do {
         outcome = .success(try await Chromium.oneAtATime {
-            try await withChildProcess(binary, [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-                "--disable-background-networking", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)", page.absoluteString,
-            ], environment: ["TMPDIR": profile.path]) { _ in try await body() }.value
+            try await withChildProcess(binary, Chromium.arguments(profile: profile) + [page.absoluteString],
+                                       environment: ["TMPDIR": profile.path]) { _ in try await body() }.value
         })
     } catch {
         outcome = .failure(error)

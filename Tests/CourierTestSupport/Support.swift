@@ -198,11 +198,9 @@ package func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T
 /// and crashed this suite about one run in five (swiftlang/swift-corelibs-foundation#5472).
 package func runProcess(_ executable: URL, _ arguments: [String], timeout: Double = 600, record: Bool = true,
                 environment: [String: String?]? = nil) async throws -> (status: Int32, output: Data, error: String) {
-    var overrides: [Environment.Key: String?] = [:]
-    for (name, value) in environment ?? [:] { overrides[Environment.Key(stringLiteral: name)] = value }
     let result = try await Subprocess.run(
         .path("/usr/bin/timeout"), arguments: Arguments(["--kill-after=10", "\(Int(timeout.rounded(.up)))", executable.path] + arguments),
-        environment: .inherit.updating(overrides), output: .bytes(limit: 1 << 30), error: .string(limit: 64 << 20))
+        environment: .inheriting(environment ?? [:]), output: .bytes(limit: 1 << 30), error: .string(limit: 64 << 20))
     let data = Data(result.standardOutput)
     let errorText = result.standardError
     if record { SuiteLog.recordOutput(of: executable, stdout: data, stderr: errorText) }
@@ -215,10 +213,8 @@ package func runProcess(_ executable: URL, _ arguments: [String], timeout: Doubl
 @discardableResult
 package func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
                          _ body: (_ pid: pid_t) async throws -> T) async throws -> (value: T, status: TerminationStatus) {
-    var overrides: [Environment.Key: String?] = [:]
-    for (name, value) in environment { overrides[Environment.Key(stringLiteral: name)] = value }
     let result = try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments),
-                                          environment: .inherit.updating(overrides),
+                                          environment: .inheriting(environment),
                                           input: .none, output: .discarded, error: .discarded) { execution in
         let outcome: Result<T, any Error>
         do { outcome = .success(try await body(execution.processIdentifier.value)) } catch { outcome = .failure(error) }
@@ -226,6 +222,15 @@ package func withChildProcess<T: Sendable>(_ executable: String, _ arguments: [S
         return outcome
     }
     return (try result.closureResult.get(), result.terminationStatus)
+}
+
+extension Environment {
+    /// The suite's environment with `overrides` applied (a nil value unsets a variable).
+    static func inheriting(_ overrides: [String: String?]) -> Environment {
+        var keyed: [Environment.Key: String?] = [:]
+        for (name, value) in overrides { keyed[Environment.Key(stringLiteral: name)] = value }
+        return .inherit.updating(keyed)
+    }
 }
 
 /// Whether the process `pid` still runs (or has ended and not yet been reaped).
