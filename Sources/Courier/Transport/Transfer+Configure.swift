@@ -10,6 +10,9 @@ extension Transfer {
     /// pool, and the multi's settings are fixed for its life.
     struct ReuseProfile: Equatable {
         var isHTTPS: Bool
+        /// Whether curl decodes the body (`CURLOPT_ACCEPT_ENCODING`): a download, which keeps the
+        /// stored bytes, is a plain GET as a decoded `send` is, and neither may inherit the other's.
+        var decodes: Bool
     }
 
     /// Sets every option for this request: only the per-request ones when the handle still
@@ -19,7 +22,7 @@ extension Transfer {
         // worth keeping; the others' handles are reset when the pool takes them back.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
             && request.trustedCAPath == nil
-            ? ReuseProfile(isHTTPS: target.isHTTPS)
+            ? ReuseProfile(isHTTPS: target.isHTTPS, decodes: decodesContent)
             : nil
         if let kept = handle.profile {
             if kept == profile {

@@ -40,6 +40,31 @@ import Testing
         }
     }
 
+    /// A download moves the stored bytes (it asks curl to decode nothing) and is a plain GET, as
+    /// a decoded `send` is: one handle serving both in turn (libcurl 8.1.0 and later reuse
+    /// handles, keeping a plain GET's options) must decode for the one and not for the other.
+    @Test func decodingFollowsTheRequestOnAReusedHandle() async throws {
+        try await withServerAndService { server, service in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-decoding-\(UUID())")
+            defer {
+                try? FileManager.default.removeItem(at: target)
+                try? FileManager.default.removeItem(at: target.appendingPathExtension("courier-download"))
+                try? FileManager.default.removeItem(at: target.appendingPathExtension("courier-partial"))
+            }
+            let stored = DownloadOptions(resume: false, verifyIntegrity: false, slicing: nil, contentDecoding: .stored)
+            // Each after the other, both ways round.
+            for downloads in [true, false, true, false] {
+                if downloads {
+                    _ = try await service.downloadFile(HTTPRequest(url: server.url("/gzip")), to: target, options: stored)
+                    #expect(try Data(contentsOf: target) == TestServer.gzipBody)
+                } else {
+                    let decoded = try await service.send(HTTPRequest(url: server.url("/gzip")))
+                    #expect(String(decoding: decoded.body, as: UTF8.self) == TestServer.gzipText)
+                }
+            }
+        }
+    }
+
     @Test func aRequestsOwnOfferWinsAndIsTheOnlyOne() async throws {
         try await withServerAndService { server, service in
             var request = HTTPRequest(url: server.url("/echo"))
