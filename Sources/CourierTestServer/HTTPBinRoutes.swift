@@ -14,6 +14,7 @@ enum HTTPBinRoutes {
             router.on("/discard", method: method, use: discard)
             router.on("/redirect/{count}", method: method, use: redirect)
             router.on("/redirect-to", method: method, use: redirectTo)
+            router.on("/gzip", method: method) { _, _ in gzipped() }
         }
         router.get("/delay/{ms}") { request, context in try await delay(request, context, lifecycle) }
         for method in [HTTPRequest.Method.get, .head] {
@@ -24,7 +25,6 @@ enum HTTPBinRoutes {
         router.get("/chunked/{count}") { request, context in
             try generated(count: try count(context), chunked: true)
         }
-        router.get("/gzip") { _, _ in gzipped() }
         router.get("/drip") { request, context in try await drip(request, context, lifecycle) }
         router.get("/stall") { request, context in try await stall(request, context, lifecycle) }
     }

@@ -173,9 +173,9 @@ public final class TestServer: Sendable {
 }
 
 extension TestServer {
-    /// What `GET /gzip` holds once decoded.
+    /// What `/gzip` (any method) holds once decoded.
     public static let gzipText = String(repeating: "Courier asked for gzip, and curl decoded it.\n", count: 8)
-    /// What `GET /gzip` sends, always with `Content-Encoding: gzip`: ``gzipText`` compressed
+    /// What `/gzip` sends, always with `Content-Encoding: gzip`: ``gzipText`` compressed
     /// (Python's `gzip.compress(…, mtime=0)`, 69 bytes).
     public static let gzipBody = Data(base64Encoded:
         "H4sIAAAAAAACA3POLy3KTC1SSCzOTk1RSMsvUkivyizQUUjMS1FILi3KUUhJTc5PAUplluhxOY8qJlcxAP0ux9VoAQAA")!
