@@ -156,6 +156,8 @@ public final class CurlEventLoop: @unchecked Sendable {
             if stopRequested { break }
             if multi.driver.runDueTimers() { multi.processCompletions() }
             runResumedCallers()
+            // Handle chores (EasyHandlePool) while nothing is queued: after this turn's requests went out.
+            if multi.pool.hasChores, inbox.withLock({ $0.work.isEmpty }) { multi.pool.doChores() }
 
             let mayBlock = inbox.withLock { inbox -> Bool in
                 inbox.sleeping = inbox.work.isEmpty

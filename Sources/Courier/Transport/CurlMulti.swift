@@ -427,7 +427,7 @@ final class CurlMulti {
         TransportStats(liveTransfers: liveTransfers, runningTransfers: admission.runningTotal,
                        easyHandles: pool.created, pooledHandles: pool.pooledCount,
                        openConnections: countOpenSockets(), completedTransfers: completedTransfers,
-                       callersResumedInPlace: callersResumedInPlace)
+                       callersResumedInPlace: callersResumedInPlace, handleReuses: pool.reuses)
     }
 }
 

@@ -6,7 +6,8 @@ public struct TransportStats: Sendable, Hashable, CustomStringConvertible {
     public var runningTransfers: Int
     /// Easy handles that exist, in use or pooled.
     public var easyHandles: Int
-    /// Easy handles idle in the pool.
+    /// Easy handles the pool holds and no transfer does: idle, made ahead, or (on libcurl 7.84.0
+    /// to 8.0.1, where a handle serves one transfer) served and waiting to be cleaned up.
     public var pooledHandles: Int
     /// Sockets libcurl has open: connections in use and kept alive.
     public var openConnections: Int
@@ -15,6 +16,9 @@ public struct TransportStats: Sendable, Hashable, CustomStringConvertible {
     /// Callers the loop ran in place when their response completed, since the service started
     /// (``ServiceActor/Configuration/Transport/resumesCallersInPlace``).
     public var callersResumedInPlace: Int
+    /// Transfers given a handle that had served another, since the service started: none where
+    /// libcurl makes reuse unsafe (``Libcurl/handlesAreReusable``). For tests.
+    var handleReuses = 0
 
     /// Requests waiting for admission, holding no handle.
     public var queuedTransfers: Int { liveTransfers - runningTransfers }
