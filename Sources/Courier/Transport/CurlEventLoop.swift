@@ -157,7 +157,7 @@ public final class CurlEventLoop: @unchecked Sendable {
             if multi.driver.runDueTimers() { multi.processCompletions() }
             runResumedCallers()
             // Handle chores (EasyHandlePool) while nothing is queued: after this turn's requests went out.
-            if multi.pool.hasChores, inbox.withLock({ $0.work.isEmpty }) { multi.pool.doChores() }
+            if multi.pool.hasChores, inbox.withLock({ $0.work.isEmpty }) { multi.doHandleChores() }
 
             let mayBlock = inbox.withLock { inbox -> Bool in
                 inbox.sleeping = inbox.work.isEmpty

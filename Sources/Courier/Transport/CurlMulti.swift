@@ -12,6 +12,9 @@ final class CurlMulti {
     let handle: UnsafeMutableRawPointer
     let settings: TransportSettings
     @exclusivity(unchecked) var pool: EasyHandlePool
+    /// The profile of the last plain GET given all its options: the handles the pool makes ahead
+    /// get that profile's options too (``doHandleChores()``).
+    @exclusivity(unchecked) var lastProfile: Transfer.ReuseProfile?
     @exclusivity(unchecked) var admission: AdmissionQueue<Transfer, HostKey>
     let driver: any LoopDriver
     unowned(unsafe) var loop: CurlEventLoop!
@@ -297,6 +300,13 @@ final class CurlMulti {
         // request that ever met a kept-alive connection the server had closed.
         if reset { easy.profile = nil }
         pool.recycle(easy)
+    }
+
+    /// The pool's chores (``EasyHandlePool/doChores(_:)``), with handles made ahead set up as the
+    /// last plain GET was. The loop calls it when nothing is queued, before it waits.
+    func doHandleChores() {
+        guard let profile = lastProfile else { return pool.doChores { _ in } }
+        pool.doChores { Transfer.prepare($0, self, as: profile) }
     }
 
     // MARK: Driving curl

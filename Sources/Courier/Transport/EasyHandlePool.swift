@@ -11,8 +11,8 @@
 struct EasyHandlePool {
     private var idle: [EasyHandle] = []
     /// Where a handle serves one transfer, and few are in use (``aheadWhileInUse``): new handles
-    /// made ahead, as many as were taken since the last chores, and handles that served their
-    /// transfer, to clean up.
+    /// made ahead, as many as were taken since the last chores, with the options of the last plain
+    /// GET (``CurlMulti/doHandleChores()``), and handles that served their transfer, to clean up.
     /// `curl_easy_init` and `curl_easy_cleanup` cost about 11,000 instructions a request on
     /// libcurl 7.88.1; made ahead, they run while the server answers, not between a response and
     /// the next request (Docs/PerformanceDecisions.md).
@@ -82,12 +82,14 @@ struct EasyHandlePool {
     /// Whether ``doChores()`` has work: served handles to clean up, or spares to make.
     var hasChores: Bool { !retired.isEmpty || spares.count < sparesWanted }
 
-    /// Cleans up served handles and makes spares; the loop calls it when nothing is queued,
-    /// before it waits for its sockets.
-    mutating func doChores() {
+    /// Cleans up served handles and makes spares, each given its options by `prepare`.
+    mutating func doChores(_ prepare: (EasyHandle) -> Void) {
         created -= retired.count
         retired.removeAll(keepingCapacity: true)
-        while spares.count < min(sparesWanted, Self.aheadWhileInUse), let handle = make() { spares.append(handle) }
+        while spares.count < min(sparesWanted, Self.aheadWhileInUse), let handle = make() {
+            prepare(handle)
+            spares.append(handle)
+        }
         sparesWanted = 0
     }
 

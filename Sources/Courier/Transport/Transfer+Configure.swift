@@ -33,6 +33,7 @@ extension Transfer {
         }
         try configureEverything(handle)
         handle.profile = profile
+        if let profile { multi.lastProfile = profile }
     }
 
     /// The options that differ between two plain GETs of one profile.
@@ -44,11 +45,34 @@ extension Transfer {
     }
 
     private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
+        try handle.setURL(request.url.absoluteString)
+        var tls = multi.settings.tls
+        if let path = request.trustedCAPath { tls.caBundlePath = path }
+        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, decodes: decodesContent, tls: tls)
+        try configureMethodAndBody(handle)
+        try configureHeaders(handle)
+    }
+
+    /// Gives a handle made ahead (``EasyHandlePool``'s spares) the options of `profile`, so a plain
+    /// GET of that profile that takes it sets only its per-request ones. Leaves it reset if libcurl
+    /// refuses one.
+    static func prepare(_ handle: EasyHandle, _ multi: CurlMulti, as profile: ReuseProfile) {
+        do {
+            try configureCommon(handle, multi, isHTTPS: profile.isHTTPS, decodes: profile.decodes, tls: multi.settings.tls)
+            handle.profile = profile
+        } catch {
+            handle.reset()
+        }
+    }
+
+    /// The options that depend on the service's settings and the request's profile, not on the
+    /// request itself: every transfer has them.
+    private static func configureCommon(_ handle: EasyHandle, _ multi: CurlMulti, isHTTPS: Bool, decodes: Bool,
+                                        tls: TLSConfiguration) throws(TransportError) {
         let settings = multi.settings
         // The handle, for the callbacks that every transfer has; see ``EasyHandle/transfer``.
         let unretained = Unmanaged.passUnretained(handle).toOpaque()
 
-        try handle.setURL(request.url.absoluteString)
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)
@@ -66,9 +90,6 @@ extension Transfer {
         multi.configureSocketCallbacks(handle)
         courier_easy_setopt_prereq_cb(handle.raw, Transfer.prerequestCallback)
         try handle.set(CURLOPT_PREREQDATA, pointer: unretained)
-
-        try configureMethodAndBody(handle)
-        try configureHeaders(handle)
         // No timeout option: Courier keeps the connect, total and idle timeouts itself
         // (CurlMulti's deadlines and idle sweep), so none of them costs libcurl a timer.
 
@@ -77,7 +98,7 @@ extension Transfer {
             try handle.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
             try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         }
-        if decodesContent {
+        if decodes {
             try handle.set(CURLOPT_ACCEPT_ENCODING, "") // decoding on; the header is in the list
         }
         if let proxy = settings.proxy {
@@ -93,14 +114,12 @@ extension Transfer {
             // Waiting to multiplex pays only where ALPN tells soon whether it can. On plain http
             // curl would learn "no" from the first response, so a slow first request (a long
             // poll) would hold every other request to that host behind it.
-            if target.isHTTPS { try handle.set(CURLOPT_PIPEWAIT, true) }
+            if isHTTPS { try handle.set(CURLOPT_PIPEWAIT, true) }
         case .http2PriorKnowledge:
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try handle.set(CURLOPT_PIPEWAIT, true)
         }
-        var tls = settings.tls
-        if let path = request.trustedCAPath { tls.caBundlePath = path }
-        try configureTLS(handle, tls)
+        try configureTLS(handle, tls, isHTTPS: isHTTPS)
     }
 
     private var isFileDownload: Bool { fileOutput != nil }
@@ -199,8 +218,8 @@ extension Transfer {
         try handle.set(CURLOPT_HTTPHEADER, pointer: list)
     }
 
-    private func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {
-        guard target.isHTTPS || tls != TLSConfiguration() else { return }
+    private static func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration, isHTTPS: Bool) throws(TransportError) {
+        guard isHTTPS || tls != TLSConfiguration() else { return }
         try handle.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer)
         try handle.set(CURLOPT_SSL_VERIFYHOST, tls.verifyPeer ? 2 : 0)
         if let path = tls.caBundlePath { try handle.set(CURLOPT_CAINFO, path) }
