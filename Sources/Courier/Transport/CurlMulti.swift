@@ -284,9 +284,15 @@ final class CurlMulti {
         if watching { nextSweep = now + sweepInterval }
     }
 
-    /// Takes `easy` back from curl and drops the retain taken in ``attach(_:_:)``.
-    func detach(_ transfer: Transfer, _ easy: EasyHandle) {
+    /// Takes `easy` back from curl and drops the retain taken in ``attach(_:_:)``; `early`: curl
+    /// had not finished the transfer (it timed out or was cancelled).
+    func detach(_ transfer: Transfer, _ easy: EasyHandle, early: Bool) {
         curl_multi_remove_handle(handle, easy.raw)
+        // Removing a transfer moves on those waiting in curl for a connection slot, due at once;
+        // libcurl 8.10.0 to 8.18 then update their timer only if the removed transfer had a timer
+        // of its own, and Courier's have none (it keeps its timeouts itself). Unasked, the loop
+        // would leave them waiting until some other socket or timer event.
+        if early { driver.timerMayBeDue() }
         Unmanaged.passUnretained(transfer).release()
     }
 

@@ -156,6 +156,10 @@ final class EpollDriver: LoopDriver {
     /// A bound, so a curl that kept asking for another action at once could not hold the loop.
     static let timerActionsPerTurn = 8
 
+    func timerMayBeDue() {
+        timerDeadline = 0
+    }
+
     func runDueTimers() -> Bool {
         // curl often answers a timeout action with another timeout of 0 (a new transfer moves
         // through several states): run those now rather than one per loop turn and epoll_wait.

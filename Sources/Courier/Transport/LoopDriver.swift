@@ -13,6 +13,9 @@ protocol LoopDriver: AnyObject {
     /// loop waits: a new request goes out in the turn that submitted it, with no extra
     /// `epoll_wait`. Returns whether curl acted.
     func runDueTimers() -> Bool
+    /// Runs curl's timer at the next ``runDueTimers()``, whatever curl last asked for: after a
+    /// change curl may not have reported (see ``CurlMulti/detach(_:_:early:)``).
+    func timerMayBeDue()
     /// Interrupts a blocking ``wait(blocking:until:)`` from any thread.
     var waker: LoopWaker { get }
     /// Curl opened or closed `descriptor`: drop what the driver remembers of an earlier socket with that number.

@@ -33,6 +33,8 @@ final class MultiPollDriver: LoopDriver {
 
     func runDueTimers() -> Bool { false } // curl_multi_perform runs them
 
+    func timerMayBeDue() {} // curl_multi_poll asks curl for its next timeout each time
+
     func forget(_ descriptor: Int32) {}
 
     func close() {}

@@ -230,7 +230,7 @@ final class Transfer {
     private func giveBack(_ release: TransferStateMachine.Release) {
         if let easy {
             self.easy = nil
-            if release.detachHandle { multi.detach(self, easy) }
+            if release.detachHandle { multi.detach(self, easy, early: release.removedEarly) }
             easy.transfer = nil
             easy.releaseHeaderList()
             multi.recycle(easy, reset: release.resetHandle)

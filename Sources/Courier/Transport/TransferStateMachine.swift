@@ -71,6 +71,9 @@ struct TransferStateMachine: Sendable {
         /// The handle met curl's silent re-send: reset it before the pool hands it out again
         /// (libcurl counts re-sends per handle and gives up after five).
         var resetHandle = false
+        /// curl had not finished it: removing it may let a transfer waiting for its connection go
+        /// on without curl asking for a timer (``LoopDriver/timerMayBeDue()``).
+        var removedEarly = false
 
         static let nothing = Release()
     }
@@ -258,8 +261,10 @@ struct TransferStateMachine: Sendable {
             return .fail(headDelivered: false, requestStarted: false, release: Release(leaveRegistry: true))
         case .running:
             phase = .finished
+            var release = Self.release(running)
+            release.removedEarly = running.attached
             return .fail(headDelivered: running.headDelivered, requestStarted: running.requestsStarted > 0,
-                         release: Self.release(running))
+                         release: release)
         case .finished:
             return .none
         }

@@ -54,6 +54,38 @@ import Testing
         }
     }
 
+    /// A request waiting inside libcurl for a connection slot (`maxConnectionsPerHost`) starts as
+    /// soon as the transfer holding the slot times out or is cancelled. libcurl 8.10.0 to 8.18
+    /// (Debian 13 ships 8.14.1) move the waiting transfer on in `curl_multi_remove_handle` but ask
+    /// for a timer only when the removed transfer had one of its own, and Courier keeps its
+    /// timeouts itself: with nothing else happening, the waiting request sat until its own timeout.
+    @Test(arguments: [LoopBackend.epoll, .multiPoll], [false, true])
+    func aRequestWaitingForTheConnectionStartsWhenItsHolderEnds(backend: LoopBackend, cancels: Bool) async throws {
+        try await withServerAndService(configure: {
+            $0.transport.loopBackend = backend
+            $0.limits.connections.maxConnectionsPerHost = 1
+        }) { server, service in
+            var holder = HTTPRequest(url: server.url("/delay/4000"))
+            if !cancels { holder.timeouts.total = .milliseconds(300) }
+            let holding = Task { try await service.send(holder) }
+            // Sent once the holder has the connection: curl keeps it waiting for a slot.
+            try await Task.sleep(for: .milliseconds(100))
+            var waiting = HTTPRequest(url: server.url("/delay/0"))
+            waiting.timeouts.total = .seconds(20)
+            let started = ContinuousClock.now
+            async let answer = service.send(waiting)
+            if cancels {
+                try await Task.sleep(for: .milliseconds(300))
+                holding.cancel()
+            }
+            _ = await holding.result
+            #expect(try await answer.status == 200)
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed < .seconds(4), "the waiting request took \(elapsed)")
+            await expectNoLeaks(service)
+        }
+    }
+
     /// More distinct timeouts than the schedule has keyed lists, at once: each request ends by
     /// its own, the short ones timed out, the long ones answered.
     @Test func manyDistinctTotalTimeoutsEachHoldTheirOwn() async throws {

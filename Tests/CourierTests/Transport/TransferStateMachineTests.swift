@@ -8,6 +8,8 @@ import Testing
     typealias Release = TransferStateMachine.Release
     /// What a transfer that reached curl gives back.
     static let attachedRelease = Release(leaveRegistry: true, returnSlot: true, detachHandle: true)
+    /// Removed before curl finished it: the loop then runs curl's timer (``LoopDriver/timerMayBeDue()``).
+    static let removedEarly = Release(leaveRegistry: true, returnSlot: true, detachHandle: true, removedEarly: true)
 
     /// Submitted, admitted and attached: a running transfer as curl drives it.
     static func running(_ delivery: TransferStateMachine.Delivery) -> Box<TransferStateMachine> {
@@ -105,7 +107,7 @@ import Testing
     @Test func cancelWhileRunningDetachesOnceAndIgnoresLateCurlEvents() {
         let machine = Self.running(.streaming(highWater: 10, lowWater: 5))
         _ = machine.value.receive(byteCount: 3, status: 200)
-        #expect(machine { $0.cancel() } == .fail(headDelivered: true, requestStarted: false, release: Self.attachedRelease))
+        #expect(machine { $0.cancel() } == .fail(headDelivered: true, requestStarted: false, release: Self.removedEarly))
         #expect(machine { $0.cancel() } == .none)
         #expect(machine { $0.finish(nil) } == .none)
         #expect(machine { $0.receive(byteCount: 1, status: 200) } == .abort)
