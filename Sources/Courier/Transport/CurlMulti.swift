@@ -12,8 +12,9 @@ final class CurlMulti {
     let handle: UnsafeMutableRawPointer
     let settings: TransportSettings
     @exclusivity(unchecked) var pool: EasyHandlePool
-    /// The profile of the last plain GET given all its options: the handles the pool makes ahead
-    /// get that profile's options too (``doHandleChores()``).
+    /// The profile of the last request given all its options, nil unless it was a plain GET: the
+    /// handles the pool makes ahead get that profile's options too (``doHandleChores()``). After
+    /// any other request they get none: one that does not match would pay a reset.
     @exclusivity(unchecked) var lastProfile: Transfer.ReuseProfile?
     @exclusivity(unchecked) var admission: AdmissionQueue<Transfer, HostKey>
     let driver: any LoopDriver
@@ -309,7 +310,7 @@ final class CurlMulti {
     }
 
     /// The pool's chores (``EasyHandlePool/doChores(_:)``), with handles made ahead set up as the
-    /// last plain GET was. The loop calls it when nothing is queued, before it waits.
+    /// last request was when it was a plain GET. The loop calls it when nothing is queued, before it waits.
     func doHandleChores() {
         guard let profile = lastProfile else { return pool.doChores { _ in } }
         pool.doChores { Transfer.prepare($0, self, as: profile) }

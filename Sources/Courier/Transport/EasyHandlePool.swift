@@ -1,7 +1,7 @@
 /// Reuses easy handles: creating one costs allocations libcurl would repeat per request.
 /// Not on libcurl 7.84.0 to 8.0.1, where reuse is unsafe (``Libcurl/handlesAreReusable``): there
 /// each handle serves one transfer, and the pool makes them and cleans them up while the loop
-/// has nothing else to do (``doChores()``), not while a caller waits.
+/// has nothing else to do (``doChores(_:)``), not while a caller waits.
 ///
 /// Loop-confined. Handles are reset when they come back, so no option leaks from one
 /// request into the next, except after a plain GET: its options stay, tagged with their
@@ -35,7 +35,7 @@ struct EasyHandlePool {
     static let aheadWhileInUse = 4
     /// Handles held by transfers.
     private var inUse: Int { created - pooledCount }
-    /// Served handles waiting for ``doChores()`` at most; beyond it one is cleaned up at once.
+    /// Served handles waiting for ``doChores(_:)`` at most; beyond it one is cleaned up at once.
     static let maximumRetired = 64
 
     init(capacity: Int) {
@@ -79,7 +79,7 @@ struct EasyHandlePool {
         }
     }
 
-    /// Whether ``doChores()`` has work: served handles to clean up, or spares to make.
+    /// Whether ``doChores(_:)`` has work: served handles to clean up, or spares to make.
     var hasChores: Bool { !retired.isEmpty || spares.count < sparesWanted }
 
     /// Cleans up served handles and makes spares, each given its options by `prepare`.

@@ -33,7 +33,7 @@ extension Transfer {
         }
         try configureEverything(handle)
         handle.profile = profile
-        if let profile { multi.lastProfile = profile }
+        multi.lastProfile = profile
     }
 
     /// The options that differ between two plain GETs of one profile.
