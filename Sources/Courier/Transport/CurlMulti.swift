@@ -312,8 +312,8 @@ final class CurlMulti {
     /// The pool's chores (``EasyHandlePool/doChores(_:)``), with handles made ahead set up as the
     /// last request was when it was a plain GET. The loop calls it when nothing is queued, before it waits.
     func doHandleChores() {
-        guard let profile = lastProfile else { return pool.doChores { _ in } }
-        pool.doChores { Transfer.prepare($0, self, as: profile) }
+        let profile = lastProfile
+        pool.doChores { if let profile { Transfer.prepare($0, self, as: profile) } }
     }
 
     // MARK: Driving curl

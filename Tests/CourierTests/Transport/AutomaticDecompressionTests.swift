@@ -48,8 +48,7 @@ import Testing
             let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-decoding-\(UUID())")
             defer {
                 try? FileManager.default.removeItem(at: target)
-                try? FileManager.default.removeItem(at: target.appendingPathExtension("courier-download"))
-                try? FileManager.default.removeItem(at: target.appendingPathExtension("courier-partial"))
+                PartialDownload.remove(for: target)
             }
             let stored = DownloadOptions(resume: false, verifyIntegrity: false, slicing: nil, contentDecoding: .stored)
             // Each after the other, both ways round.

@@ -81,9 +81,8 @@ import Testing
         try await withTestServer { server in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-reuse-\(UUID())")
             defer {
-                for name in [file, file.appendingPathExtension("courier-download"), file.appendingPathExtension("courier-partial")] {
-                    try? FileManager.default.removeItem(at: name)
-                }
+                try? FileManager.default.removeItem(at: file)
+                PartialDownload.remove(for: file)
             }
             // Each kind alone, on a service of its own: a handle that served nothing before.
             var alone: [String: String] = [:]
