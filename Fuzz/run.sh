@@ -25,8 +25,9 @@ build() { # name, sources...
         || { cat ".fuzz/$name.build.log"; exit 1; }
 }
 
-run() { # name
-    local name=$1 work=".fuzz/work-$1"
+run() { # name; a name ending in -newer-libcurl runs its target on the newer libcurl, with its corpus
+    local name=$1 work=".fuzz/work-$1" corpus="Fuzz/corpus/${1%-newer-libcurl}" library=()
+    if [ "$name" != "${name%-newer-libcurl}" ]; then library=(env LD_LIBRARY_PATH="$NEWER_LIBCURL"); fi
     rm -rf "$work" && mkdir -p "$work" ".fuzz/crashes/$name"
     echo "== fuzzing $name for ${SECONDS_PER_TARGET}s"
     # FuzzResponse's pipeline leaves work running when a call returns (a cancelled upload's checksum
@@ -37,14 +38,14 @@ run() { # name
     if [ "$name" = response ]; then leaks=0; fi
     # An input that runs a minute is a hang, and a finding (FuzzResponse's services wait on scripted answers).
     ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
-    ".fuzz/$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -timeout=60 -detect_leaks=$leaks -print_final_stats=1 \
-        -artifact_prefix=".fuzz/crashes/$name/" "$work" "Fuzz/corpus/$name" 2>&1 \
+    "${library[@]}" ".fuzz/$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -timeout=60 -detect_leaks=$leaks -print_final_stats=1 \
+        -artifact_prefix=".fuzz/crashes/$name/" "$work" "$corpus" 2>&1 \
         | grep -E "^(Done|stat::number_of_executed_units|stat::new_units_added)|ERROR|SUMMARY" || true
     if ls ".fuzz/crashes/$name"/crash-* >/dev/null 2>&1; then
         echo "error: $name crashed; inputs in .fuzz/crashes/$name" >&2
         exit 1
     fi
-    if [ "${FUZZ_MERGE:-0}" = 1 ]; then ".fuzz/$name" -merge=1 -max_len=4096 "Fuzz/corpus/$name" "$work" >/dev/null 2>&1; fi
+    if [ "${FUZZ_MERGE:-0}" = 1 ]; then "${library[@]}" ".fuzz/$name" -merge=1 -max_len=4096 "$corpus" "$work" >/dev/null 2>&1; fi
 }
 
 cpu_of_times() { # the CPU seconds of finished children in a file `times` wrote (in this shell: not in $(…))
@@ -74,6 +75,16 @@ run_all() {
         cp ".build-fuzz/$CONFIGURATION/${target#*:}" ".fuzz/${target%%:*}"
         names+=("${target%%:*}")
     done
+    # The wire target again on the newest libcurl Debian has for this release (8.14.1 on Debian 12),
+    # where one service's easy handles serve input after input: handle reuse under AddressSanitizer
+    # and hostile responses. (curl/curl#11101, a reused handle's use-after-free, was found so.)
+    if NEWER_LIBCURL=$(Scripts/newer-libcurl.sh .build/newer-libcurl); then
+        export NEWER_LIBCURL
+        cp .fuzz/wire .fuzz/wire-newer-libcurl
+        names+=(wire-newer-libcurl)
+    else
+        echo "warning: no newer libcurl to fuzz the wire on (Scripts/newer-libcurl.sh failed)" >&2
+    fi
     for ((i = 0; i < ${#names[@]}; i += batch)); do
         local pids=()
         for name in "${names[@]:i:batch}"; do

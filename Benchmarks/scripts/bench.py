@@ -63,7 +63,8 @@ CASES = [
     (C, lambda n: c_client(n, NEWER_LIBCURL)),
     (LOOP, lambda n: bench_client("courier", n, protocol=NEWER_LIBCURL)),
     (CHILD, lambda n: bench_client("courier", n, "default", protocol=NEWER_LIBCURL, pattern="child")),
-    (SENDALL, lambda n: bench_client("courier", n, "default", protocol=NEWER_LIBCURL, pattern="sendall")))]
+    (SENDALL, lambda n: bench_client("courier", n, "default", protocol=NEWER_LIBCURL, pattern="sendall")),
+    (LOAD, lambda n: courier_load(n, NEWER_LIBCURL)))]
 if os.environ.get("BENCH_ONLY"):  # a comma-separated subset of protocols, for quick comparisons
     CASES = [case for case in CASES if case[2] in os.environ["BENCH_ONLY"].split(",")]
 
@@ -188,6 +189,14 @@ def targets(medians, counts, probes, per_request=None, idle=None):
         at_least(f"sendAll on libcurl {version}, 1 in flight: ≥ 0.85× C", ratio((SENDALL, 1, NEWER_LIBCURL), (C, 1, NEWER_LIBCURL)), 0.85)
         at_least(f"a child task per request on libcurl {version}, 1 in flight: ≥ 0.7× C",
                  ratio((CHILD, 1, NEWER_LIBCURL), (C, 1, NEWER_LIBCURL)), 0.7)
+        for n in (64, 1):
+            at_least(f"courier load on libcurl {version}, {n} in flight: ≥ 0.95× C",
+                     ratio((LOAD, n, NEWER_LIBCURL), (C, n, NEWER_LIBCURL)), 0.95)
+        # wrk does not use libcurl: its run on the system's stands for both.
+        at_least(f"courier load on libcurl {version} against wrk, 64 connections: ≥ 0.8× req/s",
+                 ratio((LOAD, 64, NEWER_LIBCURL), ("wrk -t1", 64, "http")), 0.8)
+        at_most(f"courier load on libcurl {version} against wrk, 64 connections: CPU per request ≤ 1.5×",
+                ratio((LOAD, 64, NEWER_LIBCURL), ("wrk -t1", 64, "http"), 1), 1.5)
     # `courier load` beside the load generators people use: requests per core is what a load test buys.
     at_least("courier load against wrk, 64 connections: ≥ 0.8× req/s", ratio((LOAD, 64, "http"), ("wrk -t1", 64, "http")), 0.8)
     at_most("courier load against wrk, 64 connections: CPU per request ≤ 1.5×",

@@ -184,9 +184,11 @@ def h2load(connections):
     return measure
 
 
-def courier_load(in_flight):
+def courier_load(in_flight, protocol="http"):
+    url = PROTOCOLS[protocol][0]  # plain HTTP only: on the system's libcurl or the newer one
     def measure():
-        out, cpu, rss = run_measured([COURIER, "load", URL, "-c", str(in_flight), "-d", f"{SECONDS}s", "--json"])
+        out, cpu, rss = run_measured([COURIER, "load", url, "-c", str(in_flight), "-d", f"{SECONDS}s", "--json"],
+                                     environment(protocol))
         result = json.loads(out)
         if result["errors"]:
             raise RuntimeError(f"courier load saw errors: {result['statusCodes']} {result['errorKinds']}")
