@@ -39,10 +39,16 @@ run() { # name; a name ending in -newer-libcurl runs its target on the newer lib
     # An input that runs a minute is a hang, and a finding (FuzzResponse's services wait on scripted answers).
     ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
     "${library[@]}" ".fuzz/$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -timeout=60 -detect_leaks=$leaks -print_final_stats=1 \
-        -artifact_prefix=".fuzz/crashes/$name/" "$work" "$corpus" 2>&1 \
-        | grep -E "^(Done|stat::number_of_executed_units|stat::new_units_added)|ERROR|SUMMARY" || true
-    if ls ".fuzz/crashes/$name"/crash-* >/dev/null 2>&1; then
-        echo "error: $name crashed; inputs in .fuzz/crashes/$name" >&2
+        -artifact_prefix=".fuzz/crashes/$name/" "$work" "$corpus" > ".fuzz/$name.log" 2>&1 || true
+    grep -E "^(Done|stat::number_of_executed_units|stat::new_units_added)|ERROR|SUMMARY" ".fuzz/$name.log" || true
+    # A leak, a hang (-timeout) or running out of memory is a finding as a crash is; libFuzzer
+    # stops at the first and names its input by kind. The report (its stacks) is in the log.
+    local findings
+    findings=$(find ".fuzz/crashes/$name" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \))
+    if [ -n "$findings" ]; then
+        echo "error: $name failed; its inputs:" >&2
+        echo "$findings" >&2
+        sed -n '/ERROR:/,$p' ".fuzz/$name.log" | head -120 >&2
         exit 1
     fi
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then "${library[@]}" ".fuzz/$name" -merge=1 -max_len=4096 "$corpus" "$work" >/dev/null 2>&1; fi
