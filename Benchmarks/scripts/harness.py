@@ -185,7 +185,11 @@ def h2load(connections):
 
 
 def courier_load(in_flight, protocol="http"):
-    url = PROTOCOLS[protocol][0]  # plain HTTP only: on the system's libcurl or the newer one
+    # Plain HTTP only, on the system's libcurl or the newer one: the TLS protocols' flags are
+    # CourierBench's and would not reach `courier load`.
+    if protocol not in ("http", NEWER_LIBCURL):
+        raise ValueError(f"courier_load measures plain HTTP, not {protocol}")
+    url = PROTOCOLS[protocol][0]
     def measure():
         out, cpu, rss = run_measured([COURIER, "load", url, "-c", str(in_flight), "-d", f"{SECONDS}s", "--json"],
                                      environment(protocol))
