@@ -13,6 +13,9 @@ import Synchronization
 enum LiveObjects {
     enum Kind: Int, CaseIterable, Sendable, CustomStringConvertible {
         case service, eventLoop, multi, transfer, easyHandle, requestBody, responseBuffer, streamHandle
+        /// Response header blocks (``ReceivedHeaderBytes``): they outlive the transfer, with the
+        /// response the caller keeps, so only the end-of-process check reads them.
+        case headerBlock
         /// Files a download holds open (``FileOutput``), not the objects.
         case openFile
 
@@ -26,6 +29,7 @@ enum LiveObjects {
             case .requestBody: "RequestBodySource"
             case .responseBuffer: "ResponseBodyBuffer"
             case .streamHandle: "ResponseStreamHandle"
+            case .headerBlock: "response header block"
             case .openFile: "open download file"
             }
         }

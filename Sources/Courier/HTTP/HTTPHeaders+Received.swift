@@ -119,9 +119,13 @@ final class ReceivedHeaderBytes {
     init(taking bytes: UnsafeMutablePointer<UInt8>, byteCount: Int) {
         self.bytes = bytes
         self.byteCount = byteCount
+        LiveObjects.created(.headerBlock)
     }
 
-    deinit { RecycledBuffers.headers.give(bytes) }
+    deinit {
+        LiveObjects.destroyed(.headerBlock)
+        RecycledBuffers.headers.give(bytes)
+    }
 }
 
 /// Collects the header lines of the last response, as curl's header callback hands them over:
