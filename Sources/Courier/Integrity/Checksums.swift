@@ -31,6 +31,20 @@ final class ChecksumAccumulator {
         data.withUnsafeBytes { update($0) }
     }
 
+    /// `data` in 1 MiB pieces, stopping with `CancellationError` between them once the current
+    /// task is cancelled (as ``file(_:range:into:)``).
+    func update(cancellable data: Data) throws {
+        try data.withUnsafeBytes { bytes in
+            var start = 0
+            while start < bytes.count {
+                try Task.checkCancellation()
+                let end = min(start + (1 << 20), bytes.count)
+                update(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+            }
+        }
+    }
+
     /// The digests; the accumulator cannot be fed afterwards.
     func finish() -> Checksums {
         var digest: Data?
@@ -44,7 +58,9 @@ final class ChecksumAccumulator {
     }
 
     /// Checksums of `range` of a file, read in 1 MiB pieces.
-    static func file(_ url: URL, range: Range<Int64>, into accumulator: ChecksumAccumulator) throws(UploadError) {
+    /// Stops with `CancellationError` at the next piece once the current task is cancelled: a
+    /// large file's hash otherwise outlived the upload or download it was for by seconds.
+    static func file(_ url: URL, range: Range<Int64>, into accumulator: ChecksumAccumulator) throws {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw UploadError(code: .fileChanged, message: "cannot open \(url.path)") }
         defer { close(descriptor) }
@@ -52,6 +68,7 @@ final class ChecksumAccumulator {
         defer { buffer.deallocate() }
         var offset = range.lowerBound
         while offset < range.upperBound {
+            try Task.checkCancellation()
             let wanted = min(buffer.count, Int(range.upperBound - offset))
             let read = pread(descriptor, buffer.baseAddress, wanted, off_t(offset))
             guard read > 0 else { throw UploadError(code: .fileChanged, message: "\(url.path) is shorter than expected") }
@@ -89,6 +106,7 @@ public struct Checksums: Sendable, Hashable, CustomStringConvertible {
 
     /// The checksums of bytes `range` of a file (all of it when nil), read in 1 MiB pieces;
     /// `md5: false` for the CRC32C alone (hardware-fast, and all a composite object has).
+    /// Throws `CancellationError` once the current task is cancelled, within a piece.
     public static func of(file: URL, range: Range<Int64>? = nil, md5: Bool = true) throws -> Checksums {
         let accumulator = ChecksumAccumulator(md5: md5)
         let whole = try range ?? 0..<UploadParameters.size(of: file)

@@ -41,11 +41,17 @@ struct ResumableUpload<Response: QueryResponse> {
     mutating func run(resuming session: UploadSession?) async throws -> Response {
         if let session { try adopt(session) }
         startChecksums(resuming: session)
-        defer {
-            checksums?.cancel()
-            producer?.cancel()
-            stream?.buffer.cancel()
-        }
+        let outcome: Result<Response, any Error>
+        do { outcome = .success(try await runSteps()) } catch { outcome = .failure(error) }
+        // The upload's background work ends with it. The hashing is waited for (it stops within
+        // a MiB); the stream's reader is not, as the caller's sequence may not heed cancellation.
+        producer?.cancel()
+        stream?.buffer.cancel()
+        await checksums?.stop()
+        return try outcome.get()
+    }
+
+    private mutating func runSteps() async throws -> Response {
         if control.pauseRequested { _ = machine.pause() }
         var action = machine.start()
         while true {

@@ -70,5 +70,48 @@ import Testing
         #expect(withSums["crc32c"] == "AQIDBA==" && withSums["md5Hash"] == "AQEBAQEBAQEBAQEBAQEBAQ==")
         #expect(ServiceActor.addingChecksums(checksums, to: metadata, api: tasks) == metadata)
     }
-}
 
+    // The hashing of the source runs beside the upload; it must end with it. A large file's used
+    // to go on for seconds after the upload failed, reading the file and holding it open.
+
+    /// A sparse file of `size` bytes (no disk used), its name carrying `marker`.
+    private static func sparseFile(_ marker: String, size: Int64) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(marker).bin")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        #expect(truncate(url.path, off_t(size)) == 0)
+        return url
+    }
+
+    @Test func aFailedUploadHasStoppedHashingItsFileWhenItReturns() async throws {
+        let marker = "courier-hash-stop-\(UUID())"
+        let file = try Self.sparseFile(marker, size: 1 << 30) // seconds of MD5: far longer than the refusal
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withTestServer { server in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
+                var query = Files.insert(server, name: "refused.bin", upload: UploadParameters(file: file, mimeType: "application/octet-stream"))
+                query.uploadPath = "/upload/nowhere/v1/files" // 404 at the session's start
+                await #expect(throws: (any Error).self) { _ = try await service.execute(query) }
+                #expect(openDescriptors(connectedTo: [], fileMarker: marker) == [])
+            }
+        }
+    }
+
+    @Test func hashingAFileStopsWhenItsTaskIsCancelled() async throws {
+        let marker = "courier-hash-cancel-\(UUID())"
+        let file = try Self.sparseFile(marker, size: 1 << 30)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let direct = Task { () throws -> Checksums in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try Checksums.of(file: file)
+        }
+        await #expect(throws: CancellationError.self) { _ = try await direct.value }
+        // Awaited from a cancelled task, the background hashing of an upload's source is cancelled too.
+        let awaited = Task { () throws -> Checksums in
+            let checksums = SourceChecksums(.file(file), count: 1 << 30)
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await checksums.result
+        }
+        await #expect(throws: CancellationError.self) { _ = try await awaited.value }
+        #expect(openDescriptors(connectedTo: [], fileMarker: marker) == [])
+    }
+}
