@@ -30,9 +30,9 @@ run() { # name; a name ending in -newer-libcurl runs its target on the newer lib
     if [ "$name" != "${name%-newer-libcurl}" ]; then library=(env LD_LIBRARY_PATH="$NEWER_LIBCURL"); fi
     rm -rf "$work" && mkdir -p "$work" ".fuzz/crashes/$name"
     echo "== fuzzing $name for ${SECONDS_PER_TARGET}s"
-    # FuzzResponse's pipeline leaves work running when a call returns (a cancelled upload's checksum
-    # task, a token's background refresh), and LeakSanitizer counts what that work holds when the
-    # process exits: one object, whichever run was last. Its memory is measured instead: flat over
+    # Work of FuzzResponse's calls can outlast them by moments (a token's background refresh, an
+    # upload's finished hashing task the runtime has yet to release), and LeakSanitizer reports
+    # what it holds in a Data as leaked (Docs/Reliability.md, "Fuzzing"). Its memory is measured instead: flat over
     # 20,000-60,000 mocked calls of each operation (Docs/Reliability.md, "Fuzzing").
     local leaks=1
     if [ "$name" = response ]; then leaks=0; fi
