@@ -32,8 +32,8 @@ run() { # name; a name ending in -newer-libcurl runs its target on the newer lib
     echo "== fuzzing $name for ${SECONDS_PER_TARGET}s"
     # Work of FuzzResponse's calls can outlast them by moments (a token's background refresh, an
     # upload's finished hashing task the runtime has yet to release), and LeakSanitizer reports
-    # what it holds in a Data as leaked (Docs/Reliability.md, "Fuzzing"). Its memory is measured instead: flat over
-    # 20,000-60,000 mocked calls of each operation (Docs/Reliability.md, "Fuzzing").
+    # what it holds in a Data as leaked. Its memory is measured instead: flat over 20,000-60,000
+    # mocked calls of each operation (Docs/Reliability.md, "Fuzzing").
     local leaks=1
     if [ "$name" = response ]; then leaks=0; fi
     # An input that runs a minute is a hang, and a finding (FuzzResponse's services wait on scripted answers).

@@ -31,14 +31,17 @@ final class ChecksumAccumulator {
         data.withUnsafeBytes { update($0) }
     }
 
-    /// `data` in 1 MiB pieces, stopping with `CancellationError` between them once the current
-    /// task is cancelled (as ``file(_:range:into:)``).
+    /// How much is hashed between two looks at cancellation (and a file's read buffer).
+    static let pieceSize = 1 << 20
+
+    /// `data` in ``pieceSize`` pieces, stopping with `CancellationError` between them once the
+    /// current task is cancelled (as ``file(_:range:into:)``).
     func update(cancellable data: Data) throws {
         try data.withUnsafeBytes { bytes in
             var start = 0
             while start < bytes.count {
                 try Task.checkCancellation()
-                let end = min(start + (1 << 20), bytes.count)
+                let end = min(start + Self.pieceSize, bytes.count)
                 update(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                 start = end
             }
@@ -64,7 +67,7 @@ final class ChecksumAccumulator {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw UploadError(code: .fileChanged, message: "cannot open \(url.path)") }
         defer { close(descriptor) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: pieceSize, alignment: 16)
         defer { buffer.deallocate() }
         var offset = range.lowerBound
         while offset < range.upperBound {
