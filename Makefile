@@ -228,26 +228,40 @@ TSAN_RUN_OPTIONS := suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp:halt_on_er
 ASAN_RUN_OPTIONS := detect_leaks=0:suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp:log_path=$(CURDIR)/.build-asan/reports/asan
 sanitize: sanitize-thread sanitize-address
 
-# One sanitizer's build and suite: $(1) the sanitizer (thread, address), $(2) its build folder's
-# suffix (tsan, asan), $(3) its options variable (TSAN_OPTIONS, ASAN_OPTIONS), $(4) their value.
-# The suite gets a temporary folder of its own, which must be empty after it, as `make test`'s:
-# slower under a sanitizer, a test's clean-up meets other timings.
-define sanitized-suite
+# One sanitizer's build: $(1) the sanitizer (thread, address), $(2) its build folder's suffix
+# (tsan, asan), $(3) its options variable (TSAN_OPTIONS, ASAN_OPTIONS), $(4) their value.
+define sanitized-build
 	rm -rf .build-$(2)/reports; mkdir -p .build-$(2)/reports
 	$(3)=$(4) $(PHASE) $(2)-build $(SWIFT) build --build-tests $(LEAN_FLAGS) --sanitize=$(1) --scratch-path .build-$(2) \
 		|| { status=$$?; cat .build-$(2)/reports/* 2>/dev/null; exit $$status; }
+endef
+
+# Its suite, the same four, then $(5) the phase's name and $(6) what goes before the command (a
+# libcurl to load). The suite gets a temporary folder of its own, which must be empty after it,
+# as `make test`'s: slower under a sanitizer, a test's clean-up meets other timings.
+define sanitized-suite
 	rm -rf $(TEST_TMP)-$(2) && mkdir -p $(TEST_TMP)-$(2)
-	TMPDIR=$(TEST_TMP)-$(2) COURIER_TEST_LOG_DIR=$(CURDIR)/.build-$(2)/test-logs $(3)=$(4) \
-		$(PHASE) $(2)-suite $(SWIFT) test --skip-build $(LEAN_FLAGS) --sanitize=$(1) --scratch-path .build-$(2) --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
+	TMPDIR=$(TEST_TMP)-$(2) COURIER_TEST_LOG_DIR=$(CURDIR)/.build-$(2)/$(5)-logs $(3)=$(4) $(6) \
+		$(PHASE) $(5) $(SWIFT) test --skip-build $(LEAN_FLAGS) --sanitize=$(1) --scratch-path .build-$(2) --skip '$(HEAVY_TESTS)|$(TIMED_TESTS)' $(SANITIZE_WIDTH) \
 		|| { status=$$?; cat .build-$(2)/reports/* 2>/dev/null; exit $$status; }
 	Scripts/temp-check.sh $(TEST_TMP)-$(2)
 endef
 
 sanitize-thread: peers deps
-	$(call sanitized-suite,thread,tsan,TSAN_OPTIONS,$(TSAN_RUN_OPTIONS))
+	$(call sanitized-build,thread,tsan,TSAN_OPTIONS,$(TSAN_RUN_OPTIONS))
+	$(call sanitized-suite,thread,tsan,TSAN_OPTIONS,$(TSAN_RUN_OPTIONS),tsan-suite,)
 
+# AddressSanitizer twice, as `make test` runs the suite: on the system's libcurl, which on Debian
+# 12 (7.84.0 to 8.0.1) gets a fresh easy handle for every transfer, then on the newer one
+# (Scripts/newer-libcurl.sh), where handles serve transfer after transfer: the only sanitized run
+# of a reused handle's path (its kept options, URL and pointers; `Libcurl.handlesAreReusable`).
 sanitize-address: peers deps
-	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS))
+	$(call sanitized-build,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS))
+	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS),asan-suite,)
+	@# The folder on a line of its own: a failure here stops make, where one inside the suite's
+	@# command line would leave LD_LIBRARY_PATH empty and the system's libcurl loaded.
+	Scripts/newer-libcurl.sh .build-asan/newer-libcurl > .build-asan/newer-libcurl.path
+	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS),asan-suite-newer-libcurl,LD_LIBRARY_PATH=$$(cat .build-asan/newer-libcurl.path))
 
 ## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs
 docs: deps
