@@ -211,7 +211,7 @@ generated-check: deps
 	$(SWIFT) build --product courier
 	WORK=.build/generated-check Scripts/generated-corpus.sh ../shared/discovery
 
-## sanitize: the suite under ThreadSanitizer, then AddressSanitizer (separate build folders); CI runs it after `make test`
+## sanitize: the suite under ThreadSanitizer, then AddressSanitizer on both libcurls (separate build folders); CI runs it after `make test`
 # At most 4 tests at a time: fully parallel, the instrumented suite and its instrumented child
 # processes starve each other on 2 cores.
 # Any report fails the run: both sanitizers make the test process exit with 66. Suppressions live
