@@ -260,7 +260,7 @@ sanitize-address: peers deps
 	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS),asan-suite,)
 	@# The folder on a line of its own: a failure here stops make, where one inside the suite's
 	@# command line would leave LD_LIBRARY_PATH empty and the system's libcurl loaded.
-	Scripts/newer-libcurl.sh .build-asan/newer-libcurl > .build-asan/newer-libcurl.path
+	Scripts/newer-libcurl.sh .build/newer-libcurl > .build-asan/newer-libcurl.path
 	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS),asan-suite-newer-libcurl,LD_LIBRARY_PATH=$$(cat .build-asan/newer-libcurl.path))
 
 ## docs: the DocC catalog of Courier (Sources/Courier/Courier.docc) as a static site in .build/docs
