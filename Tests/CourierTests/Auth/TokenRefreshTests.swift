@@ -13,13 +13,8 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func steadyStateQueriesNeverWaitForARefresh() async throws {
         try await withTestServer { server in
-            server.notes.seed(count: 1)
-            server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
             let clock = MovableNow()
-            var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.auth.authorizer = try OAuth2RefreshTokenAuthorizer(
-                clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
-                scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
+            let configuration = try refreshingConfiguration(server, clock: clock)
             try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001")) // the first token: a wait
                 let waits = LockedValue(0)
@@ -60,13 +55,8 @@ import Testing
     /// that still works: queries go on without waiting, and the failure is told, not thrown.
     @Test func aFailedBackgroundRefreshKeepsTheWorkingToken() async throws {
         try await withTestServer { server in
-            server.notes.seed(count: 1)
-            server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
             let clock = MovableNow()
-            var configuration = ServiceActor.Configuration.testing(server.baseURL)
-            configuration.auth.authorizer = try OAuth2RefreshTokenAuthorizer(
-                clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
-                scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
+            let configuration = try refreshingConfiguration(server, clock: clock)
             try await withCheckedService(configuration: configuration) { service in
                 _ = try await service.execute(AuthFixtures.protectedNote("note-0001"))
                 let failures = LockedValue<[String]>([])
@@ -92,6 +82,18 @@ import Testing
     // MARK: The state machine
 
     let start = Date(timeIntervalSince1970: 1_000_000)
+
+    /// A service whose tokens come from `server`'s token endpoint through a refresh token, on
+    /// `clock`; the server holds one note.
+    func refreshingConfiguration(_ server: TestServer, clock: MovableNow) throws -> ServiceActor.Configuration {
+        server.notes.seed(count: 1)
+        server.tokens.registerClient(id: AuthFixtures.clientID, secret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken)
+        var configuration = ServiceActor.Configuration.testing(server.baseURL)
+        configuration.auth.authorizer = try OAuth2RefreshTokenAuthorizer(
+            clientID: AuthFixtures.clientID, clientSecret: AuthFixtures.clientSecret, refreshToken: AuthFixtures.refreshToken,
+            scopes: ["notes.read"], tokenURL: server.url("/token"), now: clock.now)
+        return configuration
+    }
 
     func token(expiringIn seconds: TimeInterval, from now: Date) -> AccessToken {
         AccessToken(value: "t-\(seconds)", expiresAt: now.addingTimeInterval(seconds))
