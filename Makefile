@@ -251,10 +251,11 @@ sanitize-thread: peers deps
 	$(call sanitized-build,thread,tsan,TSAN_OPTIONS,$(TSAN_RUN_OPTIONS))
 	$(call sanitized-suite,thread,tsan,TSAN_OPTIONS,$(TSAN_RUN_OPTIONS),tsan-suite,)
 
-# AddressSanitizer twice, as `make test` runs the suite: on the system's libcurl, which on Debian
-# 12 (7.84.0 to 8.0.1) gets a fresh easy handle for every transfer, then on the newer one
-# (Scripts/newer-libcurl.sh), where handles serve transfer after transfer: the only sanitized run
-# of a reused handle's path (its kept options, URL and pointers; `Libcurl.handlesAreReusable`).
+# AddressSanitizer twice, as `make test` runs the suite: on the system's libcurl (Debian 12's
+# 7.88.1, in the range 7.84.0-8.0.1 that gets a fresh easy handle for every transfer), then on
+# the newer one (Scripts/newer-libcurl.sh), where handles serve transfer after transfer: the only
+# sanitized run of a reused handle's path (its kept options, URL and pointers;
+# `Libcurl.handlesAreReusable`).
 sanitize-address: peers deps
 	$(call sanitized-build,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS))
 	$(call sanitized-suite,address,asan,ASAN_OPTIONS,$(ASAN_RUN_OPTIONS),asan-suite,)
