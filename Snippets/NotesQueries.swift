@@ -1,5 +1,6 @@
 // Typed queries against a Google-style JSON API (the embedded test server's Notes API):
-// CRUD, partial responses, ETags, patches with explicit nulls, paging, errors and retries.
+// CRUD, partial responses, ETags, patches with explicit nulls, paging, errors and retries; and a
+// path template expanded on its own.
 import Courier
 import CourierTestServer
 import Foundation
@@ -76,3 +77,12 @@ try await withService(configuration: configuration) { service in
     }
 }
 await server.stop()
+
+// A path template on its own: RFC 6570, all four levels, with lists and associative arrays.
+let search: URITemplate = "notes{?q,label*}"
+print(try search.expand(["q": "milk & eggs", "label": ["home", "weekly"]])) // notes?q=milk%20%26%20eggs&label=home&label=weekly
+do {
+    _ = try URITemplate(validating: "notes/{id")
+} catch {
+    print(error) // QueryError.invalidTemplate: an unclosed expression, with the offset where it breaks
+}

@@ -6,7 +6,7 @@
 /// ```
 public struct QueryError: CodedError, Hashable {
     enum Code: String, Sendable {
-        case malformedResponse, unexpectedResponse, missingParameter, invalidQuery, pageLimitReached, pagesNotMergeable
+        case malformedResponse, unexpectedResponse, missingParameter, invalidTemplate, invalidQuery, pageLimitReached, pagesNotMergeable
     }
 
     let code: Code
@@ -23,6 +23,9 @@ public struct QueryError: CodedError, Hashable {
     public static let unexpectedResponse = QueryError(code: .unexpectedResponse)
     /// A path parameter is missing.
     public static let missingParameter = QueryError(code: .missingParameter)
+    /// A path template that RFC 6570's grammar does not allow, or a prefix modifier on a list or
+    /// an associative array (``URITemplate``); the message names the offset where it breaks.
+    public static let invalidTemplate = QueryError(code: .invalidTemplate)
     /// The query cannot be sent as it is.
     public static let invalidQuery = QueryError(code: .invalidQuery)
     /// Fetching all pages stopped at the page limit while more remained (only with

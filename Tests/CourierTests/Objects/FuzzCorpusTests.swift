@@ -30,6 +30,11 @@ import Testing
             if let value = variables["v"] {
                 let expanded = try URITemplate("a/{v}/b").expand(["v": value])
                 #expect(expanded.split(separator: "/", omittingEmptySubsequences: false).count == 3, "\(name): \(expanded)")
+                let list = URITemplate.Value.list(value.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
+                for expanded in [try URITemplate("o/{+v}").expand(["v": value]), try URITemplate("o{/v*}").expand(["v": list])] {
+                    let path = expanded.prefix { $0 != "?" && $0 != "#" }
+                    #expect(!path.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }, "\(name): \(expanded)")
+                }
             }
         }
     }

@@ -150,36 +150,3 @@ import Testing
         #expect(Note.patch(from: original, to: modified).json == ["title": "New", "body": nil])
     }
 }
-
-@Suite struct URITemplateTests {
-    let variables = ["var": "value", "hello": "Hello World!", "path": "/foo/bar", "x": "1024", "y": "768", "empty": ""]
-
-    @Test(arguments: [
-        ("{var}", "value"), ("{hello}", "Hello%20World%21"), ("{+hello}", "Hello%20World!"), ("{+path}/here", "/foo/bar/here"),
-        ("here?ref={+path}", "here?ref=/foo/bar"), ("X{#var}", "X#value"), ("{x,y}", "1024,768"), ("{+x,hello,y}", "1024,Hello%20World!,768"),
-        ("X{.var}", "X.value"), ("X{.x,y}", "X.1024.768"), ("{/var}", "/value"), ("{/var,x}/here", "/value/1024/here"),
-        ("{;x,y}", ";x=1024;y=768"), ("{;x,y,empty}", ";x=1024;y=768;empty"), ("{?x,y}", "?x=1024&y=768"),
-        ("{?x,y,empty}", "?x=1024&y=768&empty="), ("?fixed=yes{&x}", "?fixed=yes&x=1024"), ("{undefined}", ""), ("{?undefined}", ""),
-    ])
-    func rfc6570Examples(template: String, expected: String) throws {
-        #expect(try URITemplate(template).expand(variables) == expected)
-    }
-
-    @Test(arguments: [
-        ("../x", "..%2Fx"), ("a/b", "a%2Fb"), ("..", "%2E%2E"), (".", "%2E"), ("%2F", "%252F"), ("a b?c#d", "a%20b%3Fc%23d"),
-        ("ü", "%C3%BC"), ("a&b=c", "a%26b%3Dc"),
-    ])
-    func hostileValuesStayInTheirSegment(value: String, encoded: String) throws {
-        #expect(try URITemplate("notes/{id}/x").expand(["id": value]) == "notes/\(encoded)/x")
-    }
-
-    @Test func reservedExpansionKeepsSlashesButNotDotSegments() throws {
-        #expect(try URITemplate("o/{+name}").expand(["name": "dir/file.txt"]) == "o/dir/file.txt")
-        #expect(try URITemplate("o/{+name}").expand(["name": "../../admin"]) == "o/%2E%2E/%2E%2E/admin")
-        #expect(try URITemplate("o/{+name}").expand(["name": "a%2Fb c"]) == "o/a%2Fb%20c")
-    }
-
-    @Test func missingPathParameterIsATypedError() {
-        #expect(throws: QueryError.missingParameter) { try URITemplate("notes/{id}").expand([:], requireAll: true) }
-    }
-}
