@@ -136,18 +136,3 @@ extension Dictionary: JSONConvertible where Key == String, Value: JSONConvertibl
         .object(JSONObject(sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.jsonValue) }))
     }
 }
-
-/// RFC 3339 (`2025-01-31T12:00:00.123Z`), the timestamp format of Google's APIs.
-public enum RFC3339 {
-    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    private static let withoutFraction = Date.ISO8601FormatStyle()
-
-    public static func parse(_ text: String) -> Date? {
-        (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
-    }
-
-    /// UTC with milliseconds.
-    public static func format(_ date: Date) -> String {
-        withFraction.format(date)
-    }
-}
