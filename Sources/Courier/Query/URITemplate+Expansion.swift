@@ -33,7 +33,11 @@ extension URITemplate {
     /// upward (`notes/{id}` with `..`, `o/{+name}` with `../admin`), which the RFC's encoding
     /// allows, as `.` is unreserved. A dot segment written by the template itself is its author's.
     static func encodingDotSegments(of result: String, expanded: [Range<Int>]) -> String {
-        guard !expanded.isEmpty else { return result }
+        // Most expansions write no dot at all: then there is nothing to look for.
+        let wroteADot = result.utf8.withContiguousStorageIfAvailable { bytes in
+            expanded.contains { bytes[$0].contains(UInt8(ascii: ".")) }
+        } ?? true
+        guard wroteADot else { return result }
         let bytes = Array(result.utf8)
         // The path ends where a URL parser would end it.
         let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
