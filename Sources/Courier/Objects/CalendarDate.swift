@@ -27,11 +27,17 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, LosslessStr
 
     /// Parses `YYYY-MM-DD`; nil for anything else, or for a day that does not exist.
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        self.init(utf8: Array(text.utf8)[...])
+    }
+
+    /// `YYYY-MM-DD` in exactly these bytes; RFC 3339's full-date, which a timestamp starts with too.
+    init?(utf8 bytes: ArraySlice<UInt8>) {
+        guard bytes.count == 10 else { return nil }
+        let start = bytes.startIndex
+        guard bytes[start + 4] == UInt8(ascii: "-"), bytes[start + 7] == UInt8(ascii: "-") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
-            for byte in bytes[range] {
+            for byte in bytes[(start + range.lowerBound)..<(start + range.upperBound)] {
                 guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
             }
@@ -65,6 +71,31 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, LosslessStr
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    var daysSince1970: Int64 {
+        let (year, month, day) = (Int64(self.year), Int64(self.month), Int64(self.day))
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The year, month and day `days` after 1970-01-01 (Hinnant's `civil_from_days`), in the
+    /// proleptic Gregorian calendar, with no bound on the year.
+    static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func days(inMonth month: Int, year: Int) -> Int {

@@ -51,7 +51,7 @@ public enum RFC3339 {
     /// `YYYY-MM-DDThh:mm:ss.` of whole seconds since 1970.
     private static func text(seconds: Int64) -> String {
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CalendarDate.civil(daysSince1970: days)
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
             + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "."
     }
@@ -70,46 +70,15 @@ public enum RFC3339 {
         return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date `days` after 1970-01-01 (Hinnant's `civil_from_days`).
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
     /// date-time = full-date "T" full-time (section 5.6), over the text's UTF-8.
     private struct Scanner {
         let bytes: [UInt8]
         var index = 0
 
         mutating func timestamp() -> Date? {
-            guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-                  (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day),
-                  expect("T") || expect("t"),
+            guard bytes.count >= 10, let date = CalendarDate(utf8: bytes[0..<10]) else { return nil }
+            index = 10
+            guard expect("T") || expect("t"),
                   let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2),
                   hour <= 23, minute <= 59, second <= 60 // 60: a leap second
             else { return nil }
@@ -138,7 +107,7 @@ public enum RFC3339 {
                 offset = sign * (hours * 3600 + minutes * 60)
             }
             guard index == bytes.count else { return nil }
-            let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+            let seconds = date.daysSince1970 * 86_400 + hour * 3600 + minute * 60 + second - offset
             return Date(timeIntervalSince1970: instant(seconds: seconds, fraction: fraction, digits: kept))
         }
 
