@@ -45,7 +45,7 @@ public enum RFC3339 {
         if value.isNaN { return 0 }
         if value <= Double(range.lowerBound) { return range.lowerBound }
         if value >= Double(range.upperBound) { return range.upperBound }
-        return Int64(value)
+        return Int64(exactly: value.rounded(.towardZero)) ?? 0 // in range: always exact
     }
 
     /// `YYYY-MM-DDThh:mm:ss.` of whole seconds since 1970.
@@ -124,7 +124,7 @@ public enum RFC3339 {
         }
 
         private mutating func expect(_ character: Unicode.Scalar) -> Bool {
-            guard index < bytes.count, bytes[index] == UInt8(character.value) else { return false }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
             index += 1
             return true
         }

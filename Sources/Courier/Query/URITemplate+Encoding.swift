@@ -71,7 +71,7 @@ extension URITemplate {
     }
 
     static func isHexDigit(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && isHexDigit(UInt8(scalar.value))
+        scalar.isASCII && isHexDigit(UInt8(truncatingIfNeeded: scalar.value))
     }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {

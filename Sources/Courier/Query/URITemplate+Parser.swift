@@ -84,7 +84,7 @@ extension URITemplate {
                 return
             }
             if scalar.isASCII {
-                let byte = UInt8(scalar.value)
+                let byte = UInt8(truncatingIfNeeded: scalar.value) // ASCII: exact
                 guard URITemplate.isUnreserved(byte) || URITemplate.isReserved(byte) else {
                     throw invalid(scalar == "}" ? "a \"}\" outside an expression" : "\(Self.describe(scalar)), which a template may not hold")
                 }
@@ -137,7 +137,7 @@ extension URITemplate {
                     guard let triplet = pctEncoded() else { throw invalid("a \"%\" not followed by two hex digits") }
                     name += triplet
                     lastWasDot = false
-                } else if scalar.isASCII, Self.isVarchar(UInt8(scalar.value)) {
+                } else if scalar.isASCII, Self.isVarchar(UInt8(truncatingIfNeeded: scalar.value)) {
                     name.unicodeScalars.append(scalar)
                     lastWasDot = false
                     index += 1
@@ -193,7 +193,7 @@ extension URITemplate {
         }
 
         private static func digit(_ scalar: Unicode.Scalar) -> Int? {
-            ("0"..."9").contains(scalar) ? Int(scalar.value - 48) : nil
+            ("0"..."9").contains(scalar) ? Int(scalar.value) - 48 : nil
         }
 
         /// RFC 6570's ucschar and iprivate: the non-ASCII characters a template may hold.
