@@ -139,7 +139,11 @@ import Testing
         let port = try #require(testbench.baseURL.port)
         for (instruction, status) in [("return-1000", 400), ("return-99", 400), ("return-broken-stream-after--5K", 400),
                                       ("return-broken-stream-after-99999999999999999K", 400), ("return-503-after-9223372036854775807K", 400),
-                                      ("return-503", 200), ("return-broken-stream-after-256K", 200), ("return-503-after-256K", 200)] {
+                                      ("return-broken-stream-final-chunk-after-99999999999999999999B", 400),
+                                      ("return-broken-stream-final-chunk-after--1B", 400), ("stall-for-9223372036854775807s-after-1K", 400),
+                                      ("stall-for-1s-after-99999999999999999K", 400), ("stall-for--1s-after-1K", 400),
+                                      ("return-503", 200), ("return-broken-stream-after-256K", 200), ("return-503-after-256K", 200),
+                                      ("return-broken-stream-final-chunk-after-10B", 200), ("stall-for-2s-after-128K", 200)] {
             let body = #"{"instructions":{"storage.objects.get":["\#(instruction)"]}}"#
             let head = try await Self.exchange(port: port, Self.wire("POST", "/retry_test", headers: ["Content-Type: application/json"], body: body))
             #expect(Self.status(head) == status, "\(instruction): \(head ?? "no answer")")

@@ -290,9 +290,27 @@ struct ResumableUpload<Response: QueryResponse> {
             if case .fail = next { removeSession() }
             return next
         default:
+            guard isReadable(response) else {
+                // The object exists; its resource was cut on the way (java-storage's "unexpected EOF").
+                execution.configuration.telemetry.logger.debug("upload's final answer unreadable; reading it again", metadata: Redaction.metadata([
+                    "query": "\(query.name)", "status": "\(response.status)", "bytes": "\(response.body.count)",
+                ]))
+                let next = machine.completedUnreadably()
+                if case .finish = next { finalResponse = response }
+                saveSession()
+                return next
+            }
             finalResponse = response
             return machine.completed()
         }
+    }
+
+    /// Whether a final answer holds what the upload returns: JSON, or, for a response type that
+    /// needs none and no checksums to compare, whatever decodes.
+    private func isReadable(_ response: HTTPResponse) -> Bool {
+        let limits = execution.configuration.json
+        if (try? JSONValue(parsing: response.body, limits: limits)) != nil { return true }
+        return checksums == nil && (try? Response.decode(from: response, limits: limits)) != nil
     }
 
     /// A failed request: transient ones wait and ask the server where things stand; others end the
@@ -322,11 +340,18 @@ struct ResumableUpload<Response: QueryResponse> {
         guard let response = finalResponse else { throw UploadError(code: .protocolViolation, message: "finished without a response") }
         let total = machine.total ?? machine.offset
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
-        if let checksums, let object = try? JSONValue(parsing: response.body).objectValue {
-            if let mismatch = try await checksums.result.mismatch(with: object) { throw IntegrityError(message: mismatch) }
+        if let checksums {
+            if let object = try? JSONValue(parsing: response.body).objectValue {
+                if let mismatch = try await checksums.result.mismatch(with: object) { throw IntegrityError(message: mismatch) }
+            } else {
+                execution.configuration.telemetry.logger.warning("the upload's final answer holds no object: its checksums were not compared",
+                                                                 metadata: Redaction.metadata(["query": "\(query.name)"]))
+            }
         }
+        // A body that does not decode keeps the session: its status query can read the object later.
+        let decoded = try Response.decode(from: response, limits: execution.configuration.json)
         removeSession()
-        return try Response.decode(from: response, limits: execution.configuration.json)
+        return decoded
     }
 
     // MARK: Session persistence

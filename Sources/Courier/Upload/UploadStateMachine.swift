@@ -12,6 +12,8 @@ import Foundation
 /// - Status query: after any failure (and in a new process) the offset is unknown, so a
 ///   `PUT` with `Content-Range: bytes */total` asks the server where to continue.
 /// - 404/410: the session is gone: start again from byte 0, or fail, as configured.
+/// - A 200/201 whose body is not the object (cut short on the way): the object exists, so a
+///   status query, which writes nothing, reads its resource again.
 ///
 /// Pausing takes effect between requests: a chunk in flight finishes, so the offset is known
 /// when the upload resumes and no status query is needed.
@@ -44,6 +46,8 @@ struct UploadStateMachine: Sendable {
     /// sent the same chunk forever; gsutil gives up on such an upload the same way, after its
     /// retry count of attempts without progress.
     static let maxChunksWithoutProgress = 5
+    /// The most status queries sent to read an object whose final answer was unreadable.
+    static let maxUnreadableAnswers = 3
 
     /// Nil until a source of unknown size ends.
     private(set) var total: Int64?
@@ -66,6 +70,7 @@ struct UploadStateMachine: Sendable {
     /// that took it no further.
     private var mostAcknowledged: Int64 = 0
     private(set) var chunksWithoutProgress = 0
+    private(set) var unreadableAnswers = 0
 
     init(total: Int64?, chunkSize: Int64, restartWhenSessionExpires: Bool) {
         self.total = total
@@ -200,6 +205,21 @@ struct UploadStateMachine: Sendable {
         default:
             return unexpected("a final response")
         }
+    }
+
+    /// A 200 or 201 whose body is not the object (cut short, or not JSON): the server holds the
+    /// object, and a status query reads it again. After ``maxUnreadableAnswers`` such answers
+    /// in a row the upload finishes with the last, and decoding it reports why.
+    mutating func completedUnreadably() -> Action {
+        switch phase {
+        case .sending, .querying: break
+        default: return unexpected("a final response")
+        }
+        unreadableAnswers += 1
+        guard unreadableAnswers <= Self.maxUnreadableAnswers else { return completed() }
+        if let total { offset = total }
+        offsetKnown = false
+        return afterAcknowledgement()
     }
 
     /// The request failed. `sessionGone` for a 404 or 410 on the session URI.

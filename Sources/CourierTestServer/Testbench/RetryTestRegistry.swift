@@ -65,6 +65,12 @@ enum RetryInstruction: Equatable {
     case brokenStream(afterBytes: Int)
     /// `return-503-after-256K`: an upload keeps this many bytes, then gets this status.
     case statusAfterBytes(status: Int, bytes: Int)
+    /// `return-broken-stream-final-chunk-after-10B`: the request that completes a resumable
+    /// upload stores the object, and its 200 carries only the first N bytes of the object's JSON.
+    case truncatedFinalAnswer(bytes: Int)
+    /// `stall-for-10s-after-128K`: a response sends N KiB of its body, then pauses; an upload
+    /// request whose bytes reach past N KiB waits before it is stored and answered.
+    case stall(seconds: Int, afterBytes: Int)
     /// Anything else (the file's other instructions need no action here).
     case other
 
@@ -81,6 +87,15 @@ enum RetryInstruction: Equatable {
             try ClientNumber.require(digits, "\(text)'s size", in: 0...(1 << 30)) * 1024
         }
         if text == "return-reset-connection" { return .resetConnection }
+        if text.hasPrefix("return-broken-stream-final-chunk-after-"), text.hasSuffix("B") {
+            let digits = text.dropFirst("return-broken-stream-final-chunk-after-".count).dropLast()
+            return .truncatedFinalAnswer(bytes: try ClientNumber.require(digits, "\(text)'s size", in: 0...(1 << 40)))
+        }
+        if text.hasPrefix("stall-for-"), text.hasSuffix("K") {
+            let parts = text.dropFirst("stall-for-".count).dropLast().split(separator: "s-after-", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return .other }
+            return .stall(seconds: try ClientNumber.require(parts[0], "\(text)'s time", in: 0...3600), afterBytes: try kibibytes(parts[1]))
+        }
         if text == "return-broken-stream" { return .brokenStream(afterBytes: 4) }
         if text.hasPrefix("return-broken-stream-after-"), text.hasSuffix("K") {
             return .brokenStream(afterBytes: try kibibytes(text.dropFirst("return-broken-stream-after-".count).dropLast()))

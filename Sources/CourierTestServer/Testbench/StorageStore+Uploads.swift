@@ -106,6 +106,21 @@ extension StorageStore {
         return APIResponse(status: 308, headers: headers + [("Content-Length", "0")])
     }
 
+    /// Whether the resumable upload `uploadID` holds all its bytes and made its object.
+    func isUploadComplete(_ uploadID: String) -> Bool {
+        state.withLock { $0.uploads[uploadID]?.complete ?? false }
+    }
+
+    /// Whether `request` meets storage-testbench's `stall-for-Ns-after-NK` on an upload: a
+    /// resumable chunk whose bytes cross the limit, or a single-shot upload that reaches it.
+    func uploadStalls(_ request: APIRequest, after limit: Int) -> Bool {
+        guard let uploadID = request.parameter("upload_id") else {
+            return request.method == "POST" && request.parameter("uploadType") != "resumable" && request.body.count >= limit
+        }
+        guard let held = state.withLock({ $0.uploads[uploadID]?.media.count }) else { return false }
+        return held <= limit && held + request.body.count > limit
+    }
+
     /// A `multipart/related` body's metadata (JSON), media and the media part's type.
     static func multipart(_ request: APIRequest) -> ([String: Any], Data, String)? {
         guard let type = request.header("Content-Type"), let boundaryRange = type.range(of: "boundary=") else { return nil }

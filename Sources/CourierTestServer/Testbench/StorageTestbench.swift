@@ -14,8 +14,10 @@ import ServiceLifecycle
 /// It speaks the emulator's Retry Test API (``RetryTestRegistry``: `POST /retry_test`,
 /// `GET /retry_test/{id}`, the `x-retry-test-id` header) and injects each instruction as the
 /// emulator does (read from its `testbench/common.py` and `rest_server.py`): a status, a
-/// connection reset before the answer, a response body broken after 4 bytes or N KiB, and an
-/// upload that keeps N KiB and then fails. Behind it is an in-memory Cloud Storage JSON API with
+/// connection reset before the answer, a response body broken after 4 bytes or N KiB, an
+/// upload that keeps N KiB and then fails, the 200 that completes a resumable upload cut to N
+/// bytes (`return-broken-stream-final-chunk-after-NB`), and a pause of N seconds after N KiB of
+/// a response or before an upload request that reaches N KiB (`stall-for-Ns-after-NK`). Behind it is an in-memory Cloud Storage JSON API with
 /// every method the cases name: buckets, their ACLs, default object ACLs, IAM policies and
 /// notifications; objects with their ACLs, media (multipart, media and resumable uploads, ranged
 /// downloads), compose, copy and rewrite; HMAC keys and the project's service account. It checks

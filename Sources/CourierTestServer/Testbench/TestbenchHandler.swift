@@ -44,6 +44,20 @@ struct TestbenchHandler: Sendable {
             throw CancellationError()
         case .brokenStream(let limit) where limit == 4 || route.method == "storage.objects.get":
             return brokenStream(route.run(nil), after: limit, testID: testID, method: route.method, channel: context.channel)
+        case .truncatedFinalAnswer(let limit) where route.method == "storage.objects.insert":
+            let answer = route.run(StorageStore.UploadFaults(registry: retryTests, testID: testID))
+            // Only the answer that finds the resumable upload complete is cut, as the emulator's.
+            guard let uploadID = call.parameter("upload_id"), store.isUploadComplete(uploadID) else { return answer.hummingbirdResponse }
+            retryTests.dequeue(testID, method: route.method)
+            return APIResponse(status: 200, headers: [("Content-Type", "application/json")], body: answer.body.prefix(limit)).hummingbirdResponse
+        case .stall(let seconds, let after) where route.method == "storage.objects.insert":
+            if store.uploadStalls(call, after: after) {
+                retryTests.dequeue(testID, method: route.method)
+                try? await Task.sleep(for: .seconds(seconds))
+            }
+            return route.run(StorageStore.UploadFaults(registry: retryTests, testID: testID)).hummingbirdResponse
+        case .stall(let seconds, let after):
+            return stalled(route.run(nil), after: after, seconds: seconds, testID: testID, method: route.method)
         default:
             return route.run(StorageStore.UploadFaults(registry: retryTests, testID: testID)).hummingbirdResponse
         }
@@ -77,6 +91,23 @@ struct TestbenchHandler: Sendable {
         default:
             return nil
         }
+    }
+
+    /// The answer's head and its first `limit` body bytes, a pause of `seconds`, then the rest;
+    /// the instruction is consumed when the pause begins. A body of `limit` bytes or fewer goes
+    /// out whole, and the instruction stays, as the emulator's streamer does.
+    private func stalled(_ answer: APIResponse, after limit: Int, seconds: Int, testID: String, method: String) -> Response {
+        guard answer.body.count > limit else { return answer.hummingbirdResponse }
+        var response = answer.hummingbirdResponse
+        let registry = retryTests
+        response.body = ResponseBody(contentLength: answer.body.count) { writer in
+            try await writer.write(ByteBuffer(bytes: answer.body.prefix(limit)))
+            registry.dequeue(testID, method: method)
+            try await Task.sleep(for: .seconds(seconds))
+            try await writer.write(ByteBuffer(bytes: answer.body.dropFirst(limit)))
+            try await writer.finish(nil)
+        }
+        return response
     }
 
     /// The answer's head and its first `limit` body bytes, then the connection closes; the

@@ -102,6 +102,42 @@ import Testing
         #expect(upload { $0.completed() } == .finish)
     }
 
+    /// A final answer cut on the way: the object exists, so status queries read it, up to three;
+    /// a fourth unreadable answer finishes and lets decoding say why.
+    @Test func anUnreadableFinalAnswerIsAskedForAgain() {
+        let upload = machine()
+        _ = upload { $0.start() }
+        _ = upload { $0.initiated(sessionURI: session) }
+        _ = upload { $0.incomplete(lastByte: 399) }
+        _ = upload { $0.incomplete(lastByte: 799) }
+        #expect(upload { $0.completedUnreadably() } == .queryStatus)
+        #expect(upload.value.offset == 1000 && !upload.value.offsetKnown)
+        #expect(upload { $0.completedUnreadably() } == .queryStatus)
+        #expect(upload { $0.completedUnreadably() } == .queryStatus)
+        #expect(upload { $0.completedUnreadably() } == .finish)
+        #expect(upload.value.isFinished)
+    }
+
+    @Test func anUnreadableFinalAnswerHonoursAPauseAndArrivesOnlyInFlight() {
+        let upload = machine()
+        _ = upload { $0.start() }
+        _ = upload { $0.initiated(sessionURI: session) }
+        _ = upload { $0.incomplete(lastByte: 399) }
+        #expect(upload { $0.incomplete(lastByte: 799) } == .sendChunk(800..<1000))
+        #expect(upload { $0.pause() } == nil, "the final chunk is in flight")
+        #expect(upload { $0.completedUnreadably() } == .pause)
+        #expect(upload { $0.resume() } == .queryStatus)
+        #expect(upload { $0.completed() } == .finish)
+
+        let idle = machine()
+        let answer = idle { $0.completedUnreadably() }
+        guard case .fail(let error) = answer else {
+            Issue.record("an answer before any request must fail")
+            return
+        }
+        #expect(error.code == .protocolViolation)
+    }
+
     @Test func anExpiredSessionRestartsFromZeroOrFails() {
         let upload = machine()
         _ = upload { $0.start() }

@@ -1,0 +1,202 @@
+import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import GoogleStorage
+import Testing
+
+/// storage-testbench's instructions beyond those `retry_tests.json` uses, run as Google's own
+/// libraries run them against the emulator:
+///
+/// - `return-broken-stream-final-chunk-after-NB`: the request that completes a resumable upload
+///   stores the object, but its 200 carries only N bytes of the object's JSON
+///   (java-storage's `ITBlobWriteChannelTest` runs 0 and 10 bytes of a 512 KiB upload and expects
+///   the upload to succeed with the object). Before, Courier threw a decoding error for an object
+///   that existed and deleted the session that could have read it.
+/// - `stall-for-Ns-after-NK`: a download pauses after N KiB; an upload request that reaches N KiB
+///   waits before it is stored (google-cloud-go's stall tests). The idle timeout ends the wait;
+///   a download resumes where it stopped, an upload asks where the server is, and a single-shot
+///   upload is sent again only with a precondition.
+@Suite struct EmulatorFaultTests {
+    static let contents = Data(TestPattern.bytes(count: 512 << 10))
+
+    enum Way: String, CaseIterable, Sendable { case data, file, stream }
+
+    static func withTestbench<T: Sendable>(_ body: (StorageTestbench, ServiceActor) async throws -> T) async throws -> T {
+        let testbench = try await StorageTestbench.start()
+        testbench.createBucket("b")
+        var configuration = ServiceActor.Configuration.suite()
+        configuration.queries.rootURL = testbench.baseURL
+        configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005, maxDelay: .milliseconds(20))
+        do {
+            let result = try await withCheckedService(configuration: configuration) { try await body(testbench, $0) }
+            await testbench.stop()
+            return result
+        } catch {
+            await testbench.stop()
+            throw error
+        }
+    }
+
+    static func retryTest(_ method: String, _ instructions: [String], service: ServiceActor, testbench: StorageTestbench) async throws -> String {
+        let body = try JSONSerialization.data(withJSONObject: ["instructions": [method: instructions], "transport": "HTTP"])
+        var request = HTTPRequest(method: .post, url: testbench.baseURL.appendingPathComponent("retry_test"), body: .data(body))
+        request.headers["Content-Type"] = "application/json"
+        let response = try await service.send(request)
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        return try #require(object?["id"] as? String, "POST /retry_test answered \(response.status)")
+    }
+
+    static func parameters(_ way: Way, scratch: URL) throws -> UploadParameters {
+        var parameters: UploadParameters
+        switch way {
+        case .data:
+            parameters = UploadParameters(data: contents, mimeType: "application/octet-stream")
+        case .file:
+            try contents.write(to: scratch)
+            parameters = UploadParameters(file: scratch, mimeType: "application/octet-stream")
+        case .stream:
+            let chunks = AsyncStream<Data> { continuation in
+                for start in stride(from: 0, to: contents.count, by: 100_000) {
+                    continuation.yield(contents.subdata(in: start..<min(start + 100_000, contents.count)))
+                }
+                continuation.finish()
+            }
+            parameters = UploadParameters(stream: UploadStream(chunks), mimeType: "application/octet-stream")
+        }
+        parameters.chunkSize = 256 << 10
+        return parameters
+    }
+
+    static func insertQuery(_ parameters: UploadParameters, testID: String, precondition: Bool = true) -> Query<GoogleStorage.Object> {
+        var object = GoogleStorage.Object()
+        object.name = "uploaded"
+        var insert = Storage.Objects.insert(object, bucket: "b", upload: parameters)
+        insert.name = "uploaded"
+        if precondition { insert.ifGenerationMatch = 0 }
+        var query = insert.makeQuery()
+        query.headers["x-retry-test-id"] = testID
+        return query
+    }
+
+    static func statusQueries(_ testbench: StorageTestbench) -> Int {
+        testbench.headers(of: "storage.objects.insert").filter { $0["content-range"]?.hasPrefix("bytes */") == true }.count
+    }
+
+    // MARK: return-broken-stream-final-chunk-after-NB
+
+    @Test(arguments: [0, 10], Way.allCases)
+    func aCutFinalAnswerIsReadAgainFromTheSession(bytes: Int, way: Way) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cut-final-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try await Self.withTestbench { testbench, service in
+            let id = try await Self.retryTest("storage.objects.insert", ["return-broken-stream-final-chunk-after-\(bytes)B"],
+                                              service: service, testbench: testbench)
+            let stored = try await service.execute(Self.insertQuery(try Self.parameters(way, scratch: scratch), testID: id))
+            #expect(stored.name == "uploaded")
+            #expect(stored.size == UInt64(Self.contents.count))
+            #expect(stored.crc32c != nil, "the whole object resource, read by the status query")
+            #expect(testbench.retryTests.isCompleted(id), "the cut answer happened")
+            #expect(Self.statusQueries(testbench) == 1, "one status query read the object")
+            #expect(testbench.contents(bucket: "b", name: "uploaded") == Self.contents)
+        }
+    }
+
+    @Test func anAnswerCutEveryTimeFailsTypedAndKeepsTheSessionToFinishLater() async throws {
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cut-source-\(UUID())")
+        let sessionFile = source.appendingPathExtension("session")
+        defer {
+            try? FileManager.default.removeItem(at: source)
+            try? FileManager.default.removeItem(at: sessionFile)
+        }
+        try await Self.withTestbench { testbench, service in
+            let cuts = Array(repeating: "return-broken-stream-final-chunk-after-10B", count: 4)
+            let id = try await Self.retryTest("storage.objects.insert", cuts, service: service, testbench: testbench)
+            var parameters = try Self.parameters(.file, scratch: source)
+            parameters.sessionFile = sessionFile
+            let query = Self.insertQuery(parameters, testID: id)
+            await #expect(throws: QueryError.malformedResponse) { try await service.execute(query) }
+            #expect(testbench.retryTests.isCompleted(id), "the final chunk and three status queries were cut")
+            #expect(Self.statusQueries(testbench) == 3)
+            #expect(testbench.contents(bucket: "b", name: "uploaded") == Self.contents, "the object exists")
+            // The session survives, so the object's resource can still be read; no byte is sent again.
+            let session = try UploadSession(contentsOf: sessionFile)
+            #expect(session.offset == Int64(Self.contents.count))
+            let sentBefore = testbench.headers(of: "storage.objects.insert").count
+            let resumed = try await service.resumeUpload(from: sessionFile, query: query).value
+            #expect(resumed.name == "uploaded" && resumed.size == UInt64(Self.contents.count))
+            let sentAfter = testbench.headers(of: "storage.objects.insert")
+            #expect(sentAfter.count == sentBefore + 1, "one status query")
+            #expect(sentAfter.last?["content-range"] == "bytes */\(Self.contents.count)")
+            #expect(!FileManager.default.fileExists(atPath: sessionFile.path), "the session ends with the upload")
+        }
+    }
+
+    @Test func withRetriesOffACutAnswerStillEndsInTheObject() async throws {
+        // Reading the stored object's resource writes nothing: it is part of the upload protocol,
+        // not a retry of the upload.
+        try await Self.withTestbench { testbench, service in
+            let id = try await Self.retryTest("storage.objects.insert", ["return-broken-stream-final-chunk-after-0B"],
+                                              service: service, testbench: testbench)
+            var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
+            query.execution.retry = .disabled
+            let stored = try await service.execute(query)
+            #expect(stored.size == UInt64(Self.contents.count))
+            #expect(Self.statusQueries(testbench) == 1)
+        }
+    }
+
+    // MARK: stall-for-Ns-after-NK
+
+    @Test func aStalledDownloadResumesWhereItStopped() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stall-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await Self.withTestbench { testbench, service in
+            testbench.createObject(bucket: "b", name: "o", contents: Self.contents)
+            let id = try await Self.retryTest("storage.objects.get", ["stall-for-2s-after-128K"], service: service, testbench: testbench)
+            var query = Storage.Objects.get(bucket: "b", object: "o").makeMediaQuery()
+            query.headers["x-retry-test-id"] = id
+            query.execution.timeouts = Timeouts(idle: .milliseconds(300))
+            let started = ContinuousClock.now
+            _ = try await service.downloadFile(query, to: file)
+            #expect(try Data(contentsOf: file) == Self.contents)
+            #expect(testbench.retryTests.isCompleted(id))
+            let gets = testbench.headers(of: "storage.objects.get")
+            #expect(gets.count == 2)
+            #expect(gets.last?["range"] == "bytes=\(128 << 10)-", "the second request asks for the rest")
+            #expect(ContinuousClock.now - started < .seconds(2), "the idle timeout ended the stall")
+        }
+    }
+
+    @Test func aStalledResumableChunkIsAskedAboutAndSentAgain() async throws {
+        try await Self.withTestbench { testbench, service in
+            let id = try await Self.retryTest("storage.objects.insert", ["stall-for-2s-after-300K"], service: service, testbench: testbench)
+            var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
+            query.execution.timeouts = Timeouts(idle: .milliseconds(300))
+            let stored = try await service.execute(query)
+            #expect(stored.size == UInt64(Self.contents.count))
+            #expect(testbench.retryTests.isCompleted(id))
+            #expect(Self.statusQueries(testbench) >= 1, "after the timeout the upload asked where the server was")
+            #expect(testbench.contents(bucket: "b", name: "uploaded") == Self.contents)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aStalledSingleShotUploadIsSentAgainOnlyWithAPrecondition(precondition: Bool) async throws {
+        try await Self.withTestbench { testbench, service in
+            let id = try await Self.retryTest("storage.objects.insert", ["stall-for-2s-after-100K"], service: service, testbench: testbench)
+            let parameters = UploadParameters(data: Self.contents, mimeType: "application/octet-stream", uploadProtocol: .multipart)
+            var query = Self.insertQuery(parameters, testID: id, precondition: precondition)
+            query.execution.timeouts = Timeouts(idle: .milliseconds(300))
+            if precondition {
+                let stored = try await service.execute(query)
+                #expect(stored.size == UInt64(Self.contents.count))
+                #expect(testbench.requests(to: "storage.objects.insert") == 2, "sent again: ifGenerationMatch=0 makes it safe")
+            } else {
+                await #expect(throws: TransportError.timedOut) { try await service.execute(query) }
+                #expect(testbench.requests(to: "storage.objects.insert") == 1, "a write that may have arrived is not sent again")
+            }
+            #expect(testbench.retryTests.isCompleted(id))
+        }
+    }
+}
