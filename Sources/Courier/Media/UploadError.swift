@@ -2,7 +2,7 @@
 /// failures below HTTP ``TransportError``s.)
 public struct UploadError: CodedError, Hashable {
     enum Code: String, Sendable {
-        case sessionExpired, fileChanged, protocolViolation, invalidParameters, mediaTooLarge, mediaTypeNotAccepted
+        case sessionExpired, fileChanged, protocolViolation, dataLoss, invalidParameters, mediaTooLarge, mediaTypeNotAccepted
     }
 
     let code: Code
@@ -14,6 +14,10 @@ public struct UploadError: CodedError, Hashable {
     public static let fileChanged = UploadError(code: .fileChanged)
     /// The server answered the protocol in a way it never should (no session URI, a range beyond the data).
     public static let protocolViolation = UploadError(code: .protocolViolation)
+    /// The server completed the upload with another number of bytes than were sent: Cloud
+    /// Storage's object names a `size` that is not the source's (java-storage's `dataLoss`). The
+    /// stored object is not the source, whether or not checksums are compared.
+    public static let dataLoss = UploadError(code: .dataLoss)
     /// The query cannot be uploaded as configured.
     public static let invalidParameters = UploadError(code: .invalidParameters)
     /// The media is larger than the method's `maxSize` (``MediaUploadLimits``); nothing was sent.

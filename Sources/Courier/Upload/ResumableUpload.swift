@@ -118,7 +118,8 @@ struct ResumableUpload<Response: QueryResponse> {
         if let stream {
             var seed: (md5: Bool, crc: UInt32, count: Int64)?
             if parameters.verifyIntegrity {
-                seed = if let session { session.acknowledgedCRC32C.map { (false, $0, session.offset) } } else { (true, 0, 0) }
+                // A stream resumed from byte 0 is the whole source again, so both sums start afresh.
+                seed = if let session, session.offset > 0 { session.acknowledgedCRC32C.map { (false, $0, session.offset) } } else { (true, 0, 0) }
             }
             let task = Self.pump(stream.source, into: stream.buffer, hashing: seed)
             producer = task
@@ -340,6 +341,10 @@ struct ResumableUpload<Response: QueryResponse> {
         guard let response = finalResponse else { throw UploadError(code: .protocolViolation, message: "finished without a response") }
         let total = machine.total ?? machine.offset
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
+        if let lost = ServiceActor.storedSizeMismatch(response.body, sent: total, api: query.api) {
+            removeSession()
+            throw lost
+        }
         if let checksums {
             if let object = try? JSONValue(parsing: response.body).objectValue {
                 if let mismatch = try await checksums.result.mismatch(with: object) { throw IntegrityError(message: mismatch) }

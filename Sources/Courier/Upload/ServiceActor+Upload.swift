@@ -93,11 +93,22 @@ extension ServiceActor {
             throw error
         }
         control.publish(UploadProgress(bytesSent: total, totalBytes: total))
+        if let lost = Self.storedSizeMismatch(response.body, sent: total, api: execution.query.api) { throw lost }
         if let checksums, let object = try? JSONValue(parsing: response.body).objectValue,
            let mismatch = checksums.mismatch(with: object) {
             throw IntegrityError(message: mismatch)
         }
         return try Response.decode(from: response, limits: configuration.json)
+    }
+
+    /// Cloud Storage's object names its `size`: one that is not the `sent` byte count means the
+    /// server stored other bytes than the source (java-storage's `dataLoss`), checksums or not.
+    /// Other APIs' `size` fields may mean something else, so they are not read.
+    static func storedSizeMismatch(_ body: Data, sent: Int64, api: APIDescription) -> UploadError? {
+        guard api.name == "storage", let object = try? JSONValue(parsing: body).objectValue, let field = object["size"],
+              let size = field.stringValue.flatMap({ Int64($0) }) ?? field.numberValue?.int64Value, size != sent
+        else { return nil }
+        return UploadError(code: .dataLoss, message: "the server's object holds \(size) bytes; the source has \(sent)")
     }
 
     /// Cloud Storage's object resource takes the media's `md5Hash` and `crc32c` and refuses media

@@ -197,6 +197,7 @@ struct UploadStateMachine: Sendable {
 
     /// A 200 or 201: the object exists.
     mutating func completed() -> Action {
+        if let early = completedEarly() { return early }
         switch phase {
         case .sending, .querying:
             phase = .finished
@@ -211,6 +212,7 @@ struct UploadStateMachine: Sendable {
     /// object, and a status query reads it again. After ``maxUnreadableAnswers`` such answers
     /// in a row the upload finishes with the last, and decoding it reports why.
     mutating func completedUnreadably() -> Action {
+        if let early = completedEarly() { return early }
         switch phase {
         case .sending, .querying: break
         default: return unexpected("a final response")
@@ -220,6 +222,16 @@ struct UploadStateMachine: Sendable {
         if let total { offset = total }
         offsetKnown = false
         return afterAcknowledgement()
+    }
+
+    /// A 200 or 201 to a chunk that does not end the upload: the session was completed by
+    /// someone else, with bytes this upload has not sent (java-storage's scenario S.1), so the
+    /// object is not this source. A status query or the last chunk may complete it.
+    private mutating func completedEarly() -> Action? {
+        guard case .sending(let range) = phase, !isFinal(range) else { return nil }
+        phase = .failed
+        return .fail(UploadError(code: .protocolViolation, message: "the server completed the upload when sent bytes "
+            + "\(range.lowerBound)-\(range.upperBound - 1) of \(total.map(String.init) ?? "an unknown total"), which do not end it"))
     }
 
     /// The request failed. `sessionGone` for a 404 or 410 on the session URI.

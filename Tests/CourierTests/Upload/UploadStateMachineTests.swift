@@ -118,6 +118,23 @@ import Testing
         #expect(upload.value.isFinished)
     }
 
+    /// java-storage's S.1: a 200 to a chunk that does not end the upload means the session was
+    /// completed with bytes this upload never sent. Known or unknown total, readable or not.
+    @Test(arguments: [Int64(1000), nil], [false, true])
+    func aTwoHundredToAChunkThatDoesNotEndTheUploadIsAViolation(total: Int64?, unreadable: Bool) {
+        let upload = Box(UploadStateMachine(total: total, chunkSize: 400, restartWhenSessionExpires: true))
+        _ = upload { $0.start() }
+        _ = upload { $0.initiated(sessionURI: session) }
+        if total == nil { #expect(upload { $0.sourceRead(available: 401, ended: false) } == .sendChunk(0..<400)) }
+        let answer = upload { unreadable ? $0.completedUnreadably() : $0.completed() }
+        guard case .fail(let error) = answer else {
+            Issue.record("a 200 to bytes 0-399 of \(total.map(String.init) ?? "*") was taken: \(answer)")
+            return
+        }
+        #expect(error.code == .protocolViolation)
+        #expect(!upload.value.isFinished)
+    }
+
     @Test func anUnreadableFinalAnswerHonoursAPauseAndArrivesOnlyInFlight() {
         let upload = machine()
         _ = upload { $0.start() }
