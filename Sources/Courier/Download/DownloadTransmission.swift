@@ -38,6 +38,8 @@ extension DiskTransmission {
 struct DownloadTransmission: DiskTransmission {
     let file: URL
     let options: DownloadOptions
+    /// The download's URL as asked, before any generation is pinned: what the record is kept under.
+    let url: URL
 
     func bytesKept() -> Int64 {
         let attributes = try? FileManager.default.attributesOfItem(atPath: PartialDownload.dataFile(for: file).path)
@@ -59,7 +61,7 @@ struct DownloadTransmission: DiskTransmission {
     func write(_ response: HTTPStreamingResponse, of request: HTTPRequest) async throws -> DownloadAttempt {
         let head = response.head
         let offset = request.headers["Range"].flatMap { Int64($0.dropFirst("bytes=".count).dropLast()) } ?? 0
-        let partial = offset > 0 ? PartialDownload.read(for: file, url: request.url) : nil
+        let partial = offset > 0 ? PartialDownload.read(for: file, url: url) : nil
         var start: Int64
         switch head.status {
         case 206 where offset > 0 && head.headers["Content-Range"]?.hasPrefix("bytes \(offset)-") == true:
@@ -73,16 +75,19 @@ struct DownloadTransmission: DiskTransmission {
             return DownloadAttempt(head: head, startedAt: offset) // the data was already complete
         case 200..<300 where head.status != 206:
             start = 0 // a fresh download, or the object changed and If-Range sent it whole
+        case 404 where request.url != url:
+            throw PartialDownload.objectChanged(file, generation: partial?.generation, status: 404)
         default:
             let body = (try? await response.body.collect(upTo: 1 << 20)) ?? Data()
             if head.status == 416 || head.status == 206 { throw APIError(response: HTTPResponse(head: head, body: body)) }
             return DownloadAttempt(head: head, startedAt: 0, errorBody: body)
         }
         let total = Self.totalBytes(head.headers, start: start)
-        let record = PartialDownload(url: request.url.absoluteString, etag: head.headers["ETag"],
+        let record = PartialDownload(url: url.absoluteString, etag: head.headers["ETag"],
                                      lastModified: head.headers["Last-Modified"], totalBytes: total,
                                      googHash: head.headers["x-goog-hash"],
-                                     contentEncoding: head.headers["Content-Encoding"]?.lowercased())
+                                     contentEncoding: head.headers["Content-Encoding"]?.lowercased(),
+                                     generation: start > 0 ? partial?.generation : head.headers["x-goog-generation"])
         if start == 0, let total, let etag = record.etag, head.headers["Accept-Ranges"]?.lowercased() == "bytes",
            let ranges = options.slicing?.ranges(total: total) {
             // Worth slicing: drop this body (the transfer is cancelled) and start the slices.

@@ -15,12 +15,38 @@ struct PartialDownload: Codable, Sendable {
     /// The stored bytes' `Content-Encoding` (`gzip`), nil for none: a resumption must get the
     /// same, and the whole is decoded at the end.
     var contentEncoding: String? = nil
+    /// Cloud Storage's `x-goog-generation` of the first answer: every later request of the
+    /// download asks for that generation (see ``pinned(_:generation:)``).
+    var generation: String? = nil
 
     struct Slice: Codable, Sendable, Hashable {
         var start: Int64
         var end: Int64
         /// Bytes of `start..<end` on disk.
         var written: Int64
+    }
+
+    /// `url` asking for `generation`, when it is a Cloud Storage JSON API object URL that names
+    /// none. A resumed range or a slice then reads the bytes of the object the download began
+    /// with, as Google's libraries do: the JSON API honours no `If-Range`, so a range of an
+    /// object replaced meanwhile would be the new object's bytes joined to the old one's. Other
+    /// URLs are left as they are (a signed URL's signature covers its query).
+    static func pinned(_ url: URL, generation: String?) -> URL {
+        guard let generation, !generation.isEmpty, generation.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              url.path.contains("/storage/v1/b/"),
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              !(components.queryItems ?? []).contains(where: { $0.name == "generation" })
+        else { return url }
+        components.percentEncodedQuery = (components.percentEncodedQuery.map { $0 + "&" } ?? "") + "generation=\(generation)"
+        return components.url ?? url
+    }
+
+    /// The error for a pinned generation that is gone: the object changed (or was deleted)
+    /// while it downloaded. The partial data is removed, so the next download starts afresh.
+    static func objectChanged(_ file: URL, generation: String?, status: Int) -> TransportError {
+        remove(for: file)
+        return TransportError(.protocolError, message: "the object changed while it downloaded: generation \(generation ?? "?") "
+            + "is gone (\(status)); the partial data was discarded, and a new download reads the current generation")
     }
 
     static func sidecar(for file: URL) -> URL { file.appendingPathExtension("courier-partial") }

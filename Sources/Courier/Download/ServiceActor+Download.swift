@@ -49,7 +49,7 @@ extension ServiceActor {
         var accepting = context
         accepting.accepts = { (200..<300).contains($0) || $0 == 416 } // 416: the partial data was already whole
         let offsets = LockedValue<[Int64]>([]) // where each attempt asked to start
-        let transmission = DownloadTransmission(file: file, options: options)
+        let transmission = DownloadTransmission(file: file, options: options, url: base.url)
         let attempt = try await pipeline(accepting).run(transmission) {
             var request = base
             let partial = options.resume ? PartialDownload.read(for: file, url: base.url) : nil
@@ -58,6 +58,7 @@ extension ServiceActor {
             if offset > 0, let validator = partial?.etag ?? partial?.lastModified {
                 request.headers["Range"] = "bytes=\(offset)-"
                 request.headers["If-Range"] = validator
+                request.url = PartialDownload.pinned(base.url, generation: partial?.generation)
             }
             return request
         }

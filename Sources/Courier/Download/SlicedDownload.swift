@@ -73,6 +73,7 @@ struct SlicedDownload {
                         _ = try await pipeline.run(transmission) {
                             let slice = progress.state.withLock { $0.slices[index] }
                             var request = base
+                            request.url = PartialDownload.pinned(base.url, generation: record.generation)
                             request.headers["Range"] = "bytes=\(slice.start + slice.written)-\(slice.end - 1)"
                             request.headers["If-Match"] = etag
                             return request
@@ -81,6 +82,8 @@ struct SlicedDownload {
                 }
                 try await group.waitForAll()
             }
+        } catch let error as APIError where error.status == 404 && PartialDownload.pinned(base.url, generation: record.generation) != base.url {
+            throw PartialDownload.objectChanged(file, generation: record.generation, status: 404)
         } catch {
             save(progress)
             throw error

@@ -1,0 +1,106 @@
+import Courier
+import CourierSync
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import GoogleStorage
+import Testing
+
+/// An object replaced while it downloads. The JSON API honours no `If-Range` (it is not among
+/// its preconditions, and storage-testbench ignores it), so a resumed range of a replaced object
+/// is the new object's bytes. Google's libraries pin the generation of the first answer on every
+/// later request (google-cloud-go's `readerReopen`); Courier does the same. Before, the file
+/// joined the old object's first 256 KiB to the new one's rest: silently without verification,
+/// and an `IntegrityError` with it.
+@Suite struct DownloadGenerationTests {
+    static let first = Data(TestPattern.bytes(count: 512 << 10))
+    static let second = Data(first.reversed())
+
+    /// Downloads `o` through a broken stream after 256 KiB; the retry's decision replaces the object
+    /// first when `replace` is set.
+    static func download(replace: Bool, options: DownloadOptions, file: URL) async throws -> (Result<DownloadResult, any Error>, [[String: String]]) {
+        let testbench = try await StorageTestbench.start()
+        testbench.createBucket("b")
+        testbench.createObject(bucket: "b", name: "o", contents: first)
+        var configuration = ServiceActor.Configuration.suite()
+        configuration.queries.rootURL = testbench.baseURL
+        let replaced = LockedValue(false)
+        var retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005)
+        retry.shouldRetry = { _ in
+            if replace, !replaced.withLock({ let was = $0; $0 = true; return was }) {
+                testbench.createObject(bucket: "b", name: "o", contents: second)
+            }
+            return nil
+        }
+        configuration.retry = retry
+        let outcome = try await withCheckedService(configuration: configuration) { service in
+            // Sliced, the first answer may use up one break (its body is dropped after the head);
+            // the second then breaks a slice.
+            let breaks = options.slicing == nil ? ["return-broken-stream-after-256K"] : Array(repeating: "return-broken-stream-after-128K", count: 2)
+            let body = try JSONSerialization.data(withJSONObject: ["instructions": ["storage.objects.get": breaks]])
+            var create = HTTPRequest(method: .post, url: testbench.baseURL.appendingPathComponent("retry_test"), body: .data(body))
+            create.headers["Content-Type"] = "application/json"
+            let created = try JSONSerialization.jsonObject(with: try await service.send(create).body) as? [String: Any]
+            var query = Storage.Objects.get(bucket: "b", object: "o").makeMediaQuery()
+            query.headers["x-retry-test-id"] = try #require(created?["id"] as? String)
+            do {
+                return Result<DownloadResult, any Error>.success(try await service.downloadFile(query, to: file, options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let gets = testbench.headers(of: "storage.objects.get")
+        await testbench.stop()
+        return (outcome, gets)
+    }
+
+    static func scratch() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-generation-\(UUID())")
+    }
+
+    static func clean(_ file: URL) {
+        for url in [file, file.appendingPathExtension("courier-download"), file.appendingPathExtension("courier-partial")] {
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
+    @Test func aResumedRangeAsksForTheGenerationItBeganWith() async throws {
+        let file = Self.scratch()
+        defer { Self.clean(file) }
+        let (outcome, gets) = try await Self.download(replace: false, options: DownloadOptions(slicing: nil), file: file)
+        _ = try outcome.get()
+        #expect(try Data(contentsOf: file) == Self.first)
+        #expect(gets.count == 2)
+    }
+
+    @Test(arguments: [false, true])
+    func anObjectReplacedMidwayIsNeverJoined(verifyIntegrity: Bool) async throws {
+        let file = Self.scratch()
+        defer { Self.clean(file) }
+        let (outcome, _) = try await Self.download(replace: true, options: DownloadOptions(verifyIntegrity: verifyIntegrity, slicing: nil), file: file)
+        guard case .failure(let error) = outcome else {
+            let bytes = try Data(contentsOf: file)
+            Issue.record("the download succeeded with \(bytes == Self.first ? "the first object" : bytes == Self.second ? "the second object" : "a mix of both objects")")
+            return
+        }
+        let transport = try #require(error as? TransportError, "\(error)")
+        #expect(transport == TransportError.protocolError)
+        #expect(transport.message.contains("changed while it downloaded"))
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(!FileManager.default.fileExists(atPath: file.appendingPathExtension("courier-download").path), "the partial data is gone")
+    }
+
+    @Test func aSlicedDownloadOfAnObjectReplacedMidwayFails() async throws {
+        let file = Self.scratch()
+        defer { Self.clean(file) }
+        let slicing = SlicedDownloads(threshold: 1, maximumSlices: 2, minimumSliceSize: 256 << 10)
+        let (outcome, gets) = try await Self.download(replace: true, options: DownloadOptions(verifyIntegrity: false, slicing: slicing), file: file)
+        guard case .failure(let error) = outcome else {
+            Issue.record("the sliced download succeeded")
+            return
+        }
+        #expect((error as? TransportError) == TransportError.protocolError, "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(gets.count >= 3, "the first answer, then slices")
+    }
+}
