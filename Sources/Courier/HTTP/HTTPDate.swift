@@ -36,7 +36,7 @@ enum HTTPDate {
         else { return nil }
         let seconds = now.timeIntervalSince1970
         let thisYear = seconds.isFinite
-            ? Int(CalendarDate.civil(daysSince1970: Int64(max(-1e15, min(1e15, (seconds / 86400).rounded(.down))))).year)
+            ? Int(CivilCalendar.civil(daysSince1970: Int64(max(-1e15, min(1e15, (seconds / 86400).rounded(.down))))).year)
             : 2000
         var year = thisYear - thisYear % 100 + twoDigits
         if year > thisYear + 50 { year -= 100 }
@@ -56,8 +56,9 @@ enum HTTPDate {
     }
 
     private static func date(year: Int, month: Int, day: Int, time: Int) -> Date? {
-        guard let calendarDate = CalendarDate(year: year, month: month, day: day) else { return nil }
-        return Date(timeIntervalSince1970: Double(calendarDate.daysSince1970 * 86400 + Int64(time)))
+        guard CivilCalendar.isValid(year: year, month: month, day: day) else { return nil }
+        let days = CivilCalendar.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
+        return Date(timeIntervalSince1970: Double(days * 86400 + Int64(time)))
     }
 
     /// A cursor over the text's bytes; each reader advances only past what it matched.

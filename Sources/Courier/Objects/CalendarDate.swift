@@ -18,8 +18,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, LosslessStr
 
     /// A valid day of the proleptic Gregorian calendar, years 1 to 9999 (as RFC 3339's full-date).
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...9999).contains(year), (1...12).contains(month),
-              day >= 1, day <= Self.days(inMonth: month, year: year) else { return nil }
+        guard CivilCalendar.isValid(year: year, month: month, day: day) else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -73,37 +72,9 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, LosslessStr
         try container.encode(description)
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    /// Days since 1970-01-01.
     var daysSince1970: Int64 {
-        let (year, month, day) = (Int64(self.year), Int64(self.month), Int64(self.day))
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The year, month and day `days` after 1970-01-01 (Hinnant's `civil_from_days`), in the
-    /// proleptic Gregorian calendar, with no bound on the year.
-    static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func days(inMonth month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+        CivilCalendar.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
     }
 }
 

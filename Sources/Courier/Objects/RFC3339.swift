@@ -51,7 +51,7 @@ public enum RFC3339 {
     /// `YYYY-MM-DDThh:mm:ss.` of whole seconds since 1970.
     private static func text(seconds: Int64) -> String {
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
-        let (year, month, day) = CalendarDate.civil(daysSince1970: days)
+        let (year, month, day) = CivilCalendar.civil(daysSince1970: days)
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
             + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "."
     }

@@ -69,7 +69,7 @@ import Testing
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         for days in stride(from: Int64(-135_140), through: 157_000, by: 37) {
-            let civil = CalendarDate.civil(daysSince1970: days)
+            let civil = CivilCalendar.civil(daysSince1970: days)
             let components = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(days) * 86_400))
             #expect([civil.year, civil.month, civil.day] == [components.year, components.month, components.day].map { Int64($0!) })
             #expect(CalendarDate(year: Int(civil.year), month: Int(civil.month), day: Int(civil.day))?.daysSince1970 == days)
