@@ -107,6 +107,9 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
     func fetch(_ query: Query<Response>) async throws -> Response {
         let request = try prepare(query)
         let response = if let cache = service.queryCache { try await perform(request, cache: cache) } else { try await perform(request) }
+        if query.downloadsMedia, let mismatch = Checksums.mismatch(ofMedia: response) {
+            throw IntegrityError(message: "\(mismatch) (received \(response.body.count) bytes)")
+        }
         return try decode(response)
     }
 

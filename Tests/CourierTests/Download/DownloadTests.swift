@@ -85,6 +85,19 @@ import Testing
         }
     }
 
+    /// Media into memory is checked against `x-goog-hash` as a file is. Before, a byte flipped on
+    /// the way came back as the object's content.
+    @Test func mediaIntoMemoryIsVerifiedToo() async throws {
+        try await withStoredFile(size: 300_000) { server, service, id, contents in
+            let whole = try await service.execute(Files.media(server, id: id))
+            #expect(whole.data == contents)
+            var corrupted = Files.media(server, id: id)
+            corrupted.parameters.set("corrupt", "1000")
+            let error = await #expect(throws: IntegrityError.self) { try await service.execute(corrupted) }
+            #expect(error?.message.hasPrefix("crc32c") == true, "CRC32C alone, when the header has it")
+        }
+    }
+
     @Test func toMemoryOnlyUnderALimit() async throws {
         try await withStoredFile(size: 2_000_000) { server, service, id, contents in
             let media = try await service.execute(Files.media(server, id: id))
