@@ -19,39 +19,31 @@ import Testing
     /// Downloads `o` through a broken stream after 256 KiB; the retry's decision replaces the object
     /// first when `replace` is set.
     static func download(replace: Bool, options: DownloadOptions, file: URL) async throws -> (Result<DownloadResult, any Error>, [[String: String]]) {
-        let testbench = try await StorageTestbench.start()
-        testbench.createBucket("b")
-        testbench.createObject(bucket: "b", name: "o", contents: first)
-        var configuration = ServiceActor.Configuration.suite()
-        configuration.queries.rootURL = testbench.baseURL
         let replaced = LockedValue(false)
-        var retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005)
-        retry.shouldRetry = { _ in
-            if replace, !replaced.withLock({ let was = $0; $0 = true; return was }) {
-                testbench.createObject(bucket: "b", name: "o", contents: second)
+        let testbench = LockedValue<StorageTestbench?>(nil)
+        return try await StorageTestbench.withService(configure: { configuration in
+            configuration.retry.shouldRetry = { _ in
+                if replace, !replaced.withLock({ let was = $0; $0 = true; return was }) {
+                    testbench.withLock { $0 }?.createObject(bucket: "b", name: "o", contents: second)
+                }
+                return nil
             }
-            return nil
-        }
-        configuration.retry = retry
-        let outcome = try await withCheckedService(configuration: configuration) { service in
+        }) { emulator, service in
+            testbench.withLock { $0 = emulator }
+            emulator.createObject(bucket: "b", name: "o", contents: first)
             // Sliced, the first answer may use up one break (its body is dropped after the head);
             // the second then breaks a slice.
             let breaks = options.slicing == nil ? ["return-broken-stream-after-256K"] : Array(repeating: "return-broken-stream-after-128K", count: 2)
-            let body = try JSONSerialization.data(withJSONObject: ["instructions": ["storage.objects.get": breaks]])
-            var create = HTTPRequest(method: .post, url: testbench.baseURL.appendingPathComponent("retry_test"), body: .data(body))
-            create.headers["Content-Type"] = "application/json"
-            let created = try JSONSerialization.jsonObject(with: try await service.send(create).body) as? [String: Any]
             var query = Storage.Objects.get(bucket: "b", object: "o").makeMediaQuery()
-            query.headers["x-retry-test-id"] = try #require(created?["id"] as? String)
+            query.headers["x-retry-test-id"] = try await emulator.createRetryTest(["storage.objects.get": breaks], service: service)
+            let outcome: Result<DownloadResult, any Error>
             do {
-                return Result<DownloadResult, any Error>.success(try await service.downloadFile(query, to: file, options: options))
+                outcome = .success(try await service.downloadFile(query, to: file, options: options))
             } catch {
-                return .failure(error)
+                outcome = .failure(error)
             }
+            return (outcome, emulator.headers(of: "storage.objects.get"))
         }
-        let gets = testbench.headers(of: "storage.objects.get")
-        await testbench.stop()
-        return (outcome, gets)
     }
 
     static func scratch() -> URL {

@@ -22,31 +22,6 @@ import Testing
 
     enum Way: String, CaseIterable, Sendable { case data, file, stream }
 
-    static func withTestbench<T: Sendable>(_ body: (StorageTestbench, ServiceActor) async throws -> T) async throws -> T {
-        let testbench = try await StorageTestbench.start()
-        testbench.createBucket("b")
-        var configuration = ServiceActor.Configuration.suite()
-        configuration.queries.rootURL = testbench.baseURL
-        configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005, maxDelay: .milliseconds(20))
-        do {
-            let result = try await withCheckedService(configuration: configuration) { try await body(testbench, $0) }
-            await testbench.stop()
-            return result
-        } catch {
-            await testbench.stop()
-            throw error
-        }
-    }
-
-    static func retryTest(_ method: String, _ instructions: [String], service: ServiceActor, testbench: StorageTestbench) async throws -> String {
-        let body = try JSONSerialization.data(withJSONObject: ["instructions": [method: instructions], "transport": "HTTP"])
-        var request = HTTPRequest(method: .post, url: testbench.baseURL.appendingPathComponent("retry_test"), body: .data(body))
-        request.headers["Content-Type"] = "application/json"
-        let response = try await service.send(request)
-        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-        return try #require(object?["id"] as? String, "POST /retry_test answered \(response.status)")
-    }
-
     static func parameters(_ way: Way, scratch: URL) throws -> UploadParameters {
         var parameters: UploadParameters
         switch way {
@@ -89,9 +64,8 @@ import Testing
     func aCutFinalAnswerIsReadAgainFromTheSession(bytes: Int, way: Way) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cut-final-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try await Self.withTestbench { testbench, service in
-            let id = try await Self.retryTest("storage.objects.insert", ["return-broken-stream-final-chunk-after-\(bytes)B"],
-                                              service: service, testbench: testbench)
+        try await StorageTestbench.withService { testbench, service in
+            let id = try await testbench.createRetryTest(["storage.objects.insert": ["return-broken-stream-final-chunk-after-\(bytes)B"]], service: service)
             let stored = try await service.execute(Self.insertQuery(try Self.parameters(way, scratch: scratch), testID: id))
             #expect(stored.name == "uploaded")
             #expect(stored.size == UInt64(Self.contents.count))
@@ -109,9 +83,9 @@ import Testing
             try? FileManager.default.removeItem(at: source)
             try? FileManager.default.removeItem(at: sessionFile)
         }
-        try await Self.withTestbench { testbench, service in
+        try await StorageTestbench.withService { testbench, service in
             let cuts = Array(repeating: "return-broken-stream-final-chunk-after-10B", count: 4)
-            let id = try await Self.retryTest("storage.objects.insert", cuts, service: service, testbench: testbench)
+            let id = try await testbench.createRetryTest(["storage.objects.insert": cuts], service: service)
             var parameters = try Self.parameters(.file, scratch: source)
             parameters.sessionFile = sessionFile
             let query = Self.insertQuery(parameters, testID: id)
@@ -135,9 +109,8 @@ import Testing
     @Test func withRetriesOffACutAnswerStillEndsInTheObject() async throws {
         // Reading the stored object's resource writes nothing: it is part of the upload protocol,
         // not a retry of the upload.
-        try await Self.withTestbench { testbench, service in
-            let id = try await Self.retryTest("storage.objects.insert", ["return-broken-stream-final-chunk-after-0B"],
-                                              service: service, testbench: testbench)
+        try await StorageTestbench.withService { testbench, service in
+            let id = try await testbench.createRetryTest(["storage.objects.insert": ["return-broken-stream-final-chunk-after-0B"]], service: service)
             var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
             query.execution.retry = .disabled
             let stored = try await service.execute(query)
@@ -151,9 +124,9 @@ import Testing
     @Test func aStalledDownloadResumesWhereItStopped() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stall-\(UUID())")
         defer { try? FileManager.default.removeItem(at: file) }
-        try await Self.withTestbench { testbench, service in
+        try await StorageTestbench.withService { testbench, service in
             testbench.createObject(bucket: "b", name: "o", contents: Self.contents)
-            let id = try await Self.retryTest("storage.objects.get", ["stall-for-2s-after-128K"], service: service, testbench: testbench)
+            let id = try await testbench.createRetryTest(["storage.objects.get": ["stall-for-2s-after-128K"]], service: service)
             var query = Storage.Objects.get(bucket: "b", object: "o").makeMediaQuery()
             query.headers["x-retry-test-id"] = id
             query.execution.timeouts = Timeouts(idle: .milliseconds(300))
@@ -169,8 +142,8 @@ import Testing
     }
 
     @Test func aStalledResumableChunkIsAskedAboutAndSentAgain() async throws {
-        try await Self.withTestbench { testbench, service in
-            let id = try await Self.retryTest("storage.objects.insert", ["stall-for-2s-after-300K"], service: service, testbench: testbench)
+        try await StorageTestbench.withService { testbench, service in
+            let id = try await testbench.createRetryTest(["storage.objects.insert": ["stall-for-2s-after-300K"]], service: service)
             var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
             query.execution.timeouts = Timeouts(idle: .milliseconds(300))
             let stored = try await service.execute(query)
@@ -183,8 +156,8 @@ import Testing
 
     @Test(arguments: [true, false])
     func aStalledSingleShotUploadIsSentAgainOnlyWithAPrecondition(precondition: Bool) async throws {
-        try await Self.withTestbench { testbench, service in
-            let id = try await Self.retryTest("storage.objects.insert", ["stall-for-2s-after-100K"], service: service, testbench: testbench)
+        try await StorageTestbench.withService { testbench, service in
+            let id = try await testbench.createRetryTest(["storage.objects.insert": ["stall-for-2s-after-100K"]], service: service)
             let parameters = UploadParameters(data: Self.contents, mimeType: "application/octet-stream", uploadProtocol: .multipart)
             var query = Self.insertQuery(parameters, testID: id, precondition: precondition)
             query.execution.timeouts = Timeouts(idle: .milliseconds(300))

@@ -8,44 +8,21 @@ import Testing
 /// Retries as the API's owner classes its methods, not as HTTP does (issue 50), and the query's
 /// headers on every request an operation makes, against the test server's storage-testbench.
 @Suite struct MethodIdempotencyTests {
-    static func withTestbench<T: Sendable>(_ body: (StorageTestbench, ServiceActor) async throws -> T) async throws -> T {
-        let testbench = try await StorageTestbench.start()
-        var configuration = ServiceActor.Configuration.suite()
-        configuration.queries.rootURL = testbench.baseURL
-        configuration.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005)
-        do {
-            let result = try await withCheckedService(configuration: configuration) { try await body(testbench, $0) }
-            await testbench.stop()
-            return result
-        } catch {
-            await testbench.stop()
-            throw error
-        }
-    }
-
-    static func retryTest(_ testbench: StorageTestbench, _ service: ServiceActor, _ instructions: [String: [String]]) async throws -> String {
-        let body = try JSONSerialization.data(withJSONObject: ["instructions": instructions])
-        let response = try await service.send(HTTPRequest(method: .post, url: testbench.baseURL.appendingPathComponent("retry_test"),
-                                                          body: .data(body)))
-        return try #require((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["id"] as? String)
-    }
-
     /// A DELETE of an object without `ifGenerationMatch` reaches the server once after a reset:
     /// repeating it could delete a generation written in between. With the precondition it is
     /// sent again, and succeeds.
     @Test func anObjectDeleteIsResentOnlyWithItsPrecondition() async throws {
-        try await Self.withTestbench { testbench, service in
-            testbench.createBucket("b")
+        try await StorageTestbench.withService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
             let generation = testbench.createObject(bucket: "b", name: "o", contents: Data("x".utf8))
 
-            let unguarded = try await Self.retryTest(testbench, service, ["storage.objects.delete": ["return-reset-connection"]])
+            let unguarded = try await testbench.createRetryTest(["storage.objects.delete": ["return-reset-connection"]], service: service)
             var delete = Storage.Objects.delete(bucket: "b", object: "o").makeQuery()
             delete.headers["x-retry-test-id"] = unguarded
             await #expect(throws: TransportError.self) { try await service.execute(delete) }
             #expect(testbench.requests(to: "storage.objects.delete") == 1)
             #expect(testbench.contents(bucket: "b", name: "o") != nil)
 
-            let guarded = try await Self.retryTest(testbench, service, ["storage.objects.delete": ["return-reset-connection"]])
+            let guarded = try await testbench.createRetryTest(["storage.objects.delete": ["return-reset-connection"]], service: service)
             var conditional = Storage.Objects.delete(bucket: "b", object: "o")
             conditional.ifGenerationMatch = generation
             var query = conditional.makeQuery()
@@ -60,9 +37,9 @@ import Testing
     /// `buckets.insert` is a POST Google classes as always idempotent (a name is created once):
     /// re-sent after a 503. An ACL delete is a DELETE Google classes as never: not re-sent.
     @Test func theMethodsClassDecidesNotItsHTTPMethod() async throws {
-        try await Self.withTestbench { testbench, service in
+        try await StorageTestbench.withService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
             testbench.createBucket("b", entity: "user-a@example.com")
-            let insertTest = try await Self.retryTest(testbench, service, ["storage.buckets.insert": ["return-503"]])
+            let insertTest = try await testbench.createRetryTest(["storage.buckets.insert": ["return-503"]], service: service)
             var bucket = GoogleStorage.Bucket()
             bucket.name = "created"
             var insert = Storage.Buckets.insert(bucket, project: "p").makeQuery()
@@ -70,14 +47,14 @@ import Testing
             #expect(try await service.execute(insert).name == "created")
             #expect(testbench.requests(to: "storage.buckets.insert") == 2)
 
-            let aclTest = try await Self.retryTest(testbench, service, ["storage.bucket_acl.delete": ["return-503"]])
+            let aclTest = try await testbench.createRetryTest(["storage.bucket_acl.delete": ["return-503"]], service: service)
             var aclDelete = Storage.BucketAccessControls.delete(bucket: "b", entity: "user-a@example.com").makeQuery()
             aclDelete.headers["x-retry-test-id"] = aclTest
             await #expect(throws: APIError.self) { try await service.execute(aclDelete) }
             #expect(testbench.requests(to: "storage.bucket_acl.delete") == 1)
 
             // A query's own declaration still wins over its method's class.
-            let declared = try await Self.retryTest(testbench, service, ["storage.bucket_acl.delete": ["return-503"]])
+            let declared = try await testbench.createRetryTest(["storage.bucket_acl.delete": ["return-503"]], service: service)
             aclDelete.headers["x-retry-test-id"] = declared
             aclDelete.execution.idempotency = .always
             _ = try await service.execute(aclDelete)
@@ -89,8 +66,7 @@ import Testing
     /// each chunk, the status query after a failure) and every request of its download (the
     /// first and the resumption after a broken stream), counted by the server.
     @Test func aQuerysHeadersReachEveryRequestOfItsUploadAndDownload() async throws {
-        try await Self.withTestbench { testbench, service in
-            testbench.createBucket("b")
+        try await StorageTestbench.withService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
             let contents = Data(TestPattern.bytes(count: 1 << 20))
             var parameters = UploadParameters(data: contents, mimeType: "application/octet-stream")
             parameters.chunkSize = 256 << 10
@@ -101,7 +77,7 @@ import Testing
             insert.name = "big"
             insert.ifGenerationMatch = 0
             var upload = insert.makeQuery()
-            let uploadTest = try await Self.retryTest(testbench, service, ["storage.objects.insert": ["return-503-after-512K"]])
+            let uploadTest = try await testbench.createRetryTest(["storage.objects.insert": ["return-503-after-512K"]], service: service)
             upload.headers["x-retry-test-id"] = uploadTest
             upload.headers["x-goog-user-project"] = "billing-project"
             upload.headers["x-goog-encryption-algorithm"] = "AES256"
@@ -115,7 +91,7 @@ import Testing
             #expect(testbench.retryTests.isCompleted(uploadTest), "the fault was meant for a chunk, and a chunk met it")
             #expect(testbench.contents(bucket: "b", name: "big") == contents)
 
-            let downloadTest = try await Self.retryTest(testbench, service, ["storage.objects.get": ["return-broken-stream-after-256K"]])
+            let downloadTest = try await testbench.createRetryTest(["storage.objects.get": ["return-broken-stream-after-256K"]], service: service)
             var download = Storage.Objects.get(bucket: "b", object: "big").makeMediaQuery()
             download.headers["x-retry-test-id"] = downloadTest
             download.headers["x-goog-user-project"] = "billing-project"
