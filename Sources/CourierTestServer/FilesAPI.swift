@@ -16,7 +16,8 @@ import Synchronization
 ///   session URI is then on the raw fault listener).
 ///   A chunk may say `bytes a-b/*` while the size is unknown; `bytes */total` with every byte
 ///   received completes the upload.
-/// - `POST …?uploadType=multipart` (`multipart/related`) and `…?uploadType=media`.
+/// - `POST …?uploadType=multipart` (`multipart/related`) and `…?uploadType=media`; `cut=N` stores
+///   the file and cuts the answer's JSON to N bytes.
 ///   `sink=1` keeps and hashes nothing, for benchmarks of the protocol itself.
 /// - Integrity, as Cloud Storage: an `X-Goog-Hash` on the request that completes an upload (and a
 ///   multipart upload's metadata `md5Hash`/`crc32c`) must match the bytes received, else 400
@@ -200,9 +201,10 @@ public final class FilesAPI: Sendable {
             let base = faults.dropAfter == nil ? mainBase.withLock { $0 } : dropBase.withLock { $0 }
             return APIResponse(status: 200, headers: [("Location", "\(base)/upload/files/v1/files?uploadType=resumable&upload_id=\(id)")])
         case "media":
-            return storeWhole(Self.corrupting(request.body, at: request.parameter("corrupt"), offset: 0), name: name,
-                              contentType: request.header("Content-Type") ?? "application/octet-stream", metadata: [:],
-                              expected: Self.expectedHashes(request.header("X-Goog-Hash"), metadata: [:]))
+            return Self.cutting(storeWhole(Self.corrupting(request.body, at: request.parameter("corrupt"), offset: 0), name: name,
+                                           contentType: request.header("Content-Type") ?? "application/octet-stream", metadata: [:],
+                                           expected: Self.expectedHashes(request.header("X-Goog-Hash"), metadata: [:])),
+                                at: request.parameter("cut"))
         case "multipart":
             guard let contentType = request.header("Content-Type"), let boundary = contentType.components(separatedBy: "boundary=").last else {
                 return NotesAPI.error(400, "badRequest", "multipart/related needs a boundary")
@@ -210,13 +212,22 @@ public final class FilesAPI: Sendable {
             let pieces = Self.relatedParts(request.body, boundary: boundary)
             guard pieces.count == 2 else { return NotesAPI.error(400, "badRequest", "multipart/related needs metadata and media") }
             let metadata = (try? JSONSerialization.jsonObject(with: pieces[0].body) as? [String: Any]) ?? [:]
-            return storeWhole(Self.corrupting(pieces[1].body, at: request.parameter("corrupt"), offset: 0),
+            return Self.cutting(storeWhole(Self.corrupting(pieces[1].body, at: request.parameter("corrupt"), offset: 0),
                               name: metadata["name"] as? String ?? name, contentType: pieces[1].contentType,
                               metadata: metadata["metadata"] as? [String: String] ?? [:],
-                              expected: Self.expectedHashes(request.header("X-Goog-Hash"), metadata: metadata))
+                              expected: Self.expectedHashes(request.header("X-Goog-Hash"), metadata: metadata)), at: request.parameter("cut"))
         default:
             return NotesAPI.error(400, "badRequest", "uploadType must be resumable, multipart or media")
         }
+    }
+
+    /// `cut=N` on a single-shot upload: the file is stored, and its 200 carries only the first N
+    /// bytes of its JSON, as a link that breaks off the answer would leave it.
+    static func cutting(_ answer: APIResponse, at parameter: String?) -> APIResponse {
+        guard let limit = parameter.flatMap({ Int($0) }), limit >= 0, answer.status == 200 else { return answer }
+        var cut = answer
+        cut.body = answer.body.prefix(limit)
+        return cut
     }
 
     private func storeWhole(_ body: Data, name: String, contentType: String, metadata: [String: String],

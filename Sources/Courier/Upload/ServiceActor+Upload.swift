@@ -98,7 +98,14 @@ extension ServiceActor {
            let mismatch = checksums.mismatch(with: object) {
             throw IntegrityError(message: mismatch)
         }
-        return try Response.decode(from: response, limits: configuration.json)
+        do {
+            return try Response.decode(from: response, limits: configuration.json)
+        } catch var error as QueryError where error == .malformedResponse {
+            // No session can read the object again: say that it may exist, so a caller does not
+            // repeat the write blindly (with `ifGenerationMatch=0` a repeat is safe).
+            error.message = "the server answered \(response.status), so the object may be stored, but the answer cannot be read: \(error.message)"
+            throw error
+        }
     }
 
     /// Cloud Storage's object names its `size`: one that is not the `sent` byte count means the

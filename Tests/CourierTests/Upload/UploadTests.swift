@@ -171,6 +171,22 @@ import Testing
         }
     }
 
+    /// A single-shot upload whose 200 was cut: no session can read the object again, so the
+    /// error says it may be stored (a caller must not repeat the write blindly).
+    @Test(arguments: [UploadParameters.UploadProtocol.multipart, .media])
+    func aCutAnswerToASingleShotUploadSaysTheObjectMayExist(uploadProtocol: UploadParameters.UploadProtocol) async throws {
+        try await withTestServer { server in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
+                let bytes = Data("stored all the same".utf8)
+                let query = Files.insert(server, name: "cut.bin", upload: UploadParameters(data: bytes, mimeType: "text/plain", uploadProtocol: uploadProtocol),
+                                         faults: ["cut": "10"], metadata: ["name": "cut.bin"])
+                let error = await #expect(throws: QueryError.malformedResponse) { try await service.execute(query) }
+                #expect(error?.message.hasPrefix("the server answered 200, so the object may be stored") == true, "\(String(describing: error))")
+                #expect(server.files.contents(named: "cut.bin") == bytes)
+            }
+        }
+    }
+
     @Test func anIntegrityMismatchIsATypedError() async throws {
         let mock = MockTransport()
         mock.on(.post, path: "/upload/files/v1/files") { _ in
