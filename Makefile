@@ -119,6 +119,7 @@ test: peers build
 	$(PHASE) netem Netem/netem.sh --profiles wan --quick
 	@if [ -d ../shared/discovery ]; then WORK=.build/generated-check $(PHASE) generated-check Scripts/generated-corpus.sh ../shared/discovery; \
 	else echo "generated-check skipped: no ../shared/discovery beside this checkout"; fi
+	WORK=.build/generated-check-pinned $(PHASE) generated-check-pinned Scripts/generated-corpus.sh Tests/Conformance/google-api-python-client
 	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_CONFIGURATION=debug Fuzz/run.sh
 	@# The command plugin regenerates the shipped clients; the suite has checked they are current.
 	$(PHASE) plugin-generate $(SWIFT) package $(BUILD_FLAGS) --allow-writing-to-package-directory generate-courier-client --target GoogleStorage --target GoogleTasks

@@ -15,6 +15,7 @@ enum HTTPBinRoutes {
             router.on("/redirect/{count}", method: method, use: redirect)
             router.on("/redirect-to", method: method, use: redirectTo)
             router.on("/gzip", method: method) { _, _ in gzipped() }
+            router.on("/data-echo", method: method, use: dataEcho)
         }
         router.get("/delay/{ms}") { request, context in try await delay(request, context, lifecycle) }
         for method in [HTTPRequest.Method.get, .head] {
@@ -60,6 +61,17 @@ enum HTTPBinRoutes {
             bodyLength: buffer.readableBytes,
             bodyHash: hasher.hex
         )
+    }
+
+    /// `/data-echo`: the request's JSON body, answered inside `{"data": {"received": …}}`, the
+    /// shape of an API with Discovery's `dataWrapper` feature (Cloud Translation v2).
+    @Sendable static func dataEcho(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 1 << 20)
+        let received = buffer.readableBytes == 0 ? "null" : String(decoding: buffer.readableBytesView, as: UTF8.self)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"data":{"received":\#(received)}}"#)))
     }
 
     @Sendable static func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

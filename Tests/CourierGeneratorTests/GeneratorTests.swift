@@ -41,6 +41,36 @@ import Testing
         #expect(throws: GeneratorError.self) { try Generator.defaultModuleName(discovery: Data("{}".utf8), outputFolder: nil) }
     }
 
+    /// google-api-python-client builds its test clients from `zoo.json`, which takes liberties
+    /// no published document takes. Before, the generator refused it ("missing rootUrl"); with
+    /// that fixed, it still left out both uploads (no `supportsMediaUpload`) and the `dataWrapper`
+    /// feature, which the Cloud Translation API v2 has too (its answers arrive inside `"data"`).
+    @Test func googleAPIPythonClientsZooDocument() throws {
+        let module = try Self.generate("Tests/Conformance/google-api-python-client/zoo.json", module: "Zoo")
+        let all = module.files.map(\.contents).joined(separator: "\n")
+        // A base path alone is relative to www.googleapis.com, where such documents were served.
+        #expect(all.contains(#"rootURL: URL(string: "https://www.googleapis.com/")!"#))
+        #expect(all.contains(#"servicePath: "zoo/", batchPath: "batch", dataWrapper: true"#))
+        // `mediaUpload` makes a method an upload, as the Python client reads it; "1KB" is 1,024 bytes.
+        #expect(all.contains(#"MediaUploadLimits(accept: ["image/png"], maxSize: 1024)"#))
+        #expect(all.contains(#"query.uploadPath = "upload/activities/{userId}/@self""#))
+        // A parameter without a type, or of type `any`, takes any JSON value; `object`, a JSON object.
+        #expect(all.contains("public var maxResults: JSONValue?"))
+        #expect(all.contains("public var a: JSONValue?") && all.contains("public var o: JSONObject?"))
+        // Two methods with one `id` (`zoo.animals.mine`) each get a query type of their own.
+        #expect(all.contains("public struct ListQuery") && all.contains("public struct AssertQuery"))
+    }
+
+    @Test func aBaseURLAloneGivesTheRootAndThePath() throws {
+        #expect(DiscoveryDocument.split(baseUrl: "https://www.googleapis.com/buzz/v1/") ?? ("", "") == ("https://www.googleapis.com/", "buzz/v1/"))
+        #expect(DiscoveryDocument.split(baseUrl: "http://localhost:8080/api/") ?? ("", "") == ("http://localhost:8080/", "api/"))
+        #expect(DiscoveryDocument.split(baseUrl: "ftp://example.com/x/") == nil)
+        #expect(DiscoveryDocument.split(baseUrl: "/relative/") == nil)
+        let document = try DiscoveryDocument.parse(Data(#"{"name": "buzz", "version": "v1", "baseUrl": "https://www.googleapis.com/buzz/v1/"}"#.utf8))
+        #expect(document.rootUrl == "https://www.googleapis.com/" && document.servicePath == "buzz/v1/")
+        #expect(throws: GeneratorError.self) { try DiscoveryDocument.parse(Data(#"{"name": "x", "version": "v1"}"#.utf8)) }
+    }
+
     @Test func generatingIsDeterministic() throws {
         let first = try Self.generate("Sources/GoogleStorage/discovery.json", module: "GoogleStorage")
         let second = try Self.generate("Sources/GoogleStorage/discovery.json", module: "GoogleStorage")

@@ -21,7 +21,7 @@ import Testing
     static func download(replace: Bool, options: DownloadOptions, file: URL) async throws -> (Result<DownloadResult, any Error>, [[String: String]]) {
         let replaced = LockedValue(false)
         let testbench = LockedValue<StorageTestbench?>(nil)
-        return try await StorageTestbench.withService(configure: { configuration in
+        return try await StorageTestbench.withEmulator(configure: { configuration in
             configuration.retry.shouldRetry = { _ in
                 if replace, !replaced.withLock({ let was = $0; $0 = true; return was }) {
                     testbench.withLock { $0 }?.createObject(bucket: "b", name: "o", contents: second)

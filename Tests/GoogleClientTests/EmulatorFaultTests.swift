@@ -64,7 +64,7 @@ import Testing
     func aCutFinalAnswerIsReadAgainFromTheSession(bytes: Int, way: Way) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cut-final-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let id = try await testbench.createRetryTest(["storage.objects.insert": ["return-broken-stream-final-chunk-after-\(bytes)B"]], service: service)
             let stored = try await service.execute(Self.insertQuery(try Self.parameters(way, scratch: scratch), testID: id))
             #expect(stored.name == "uploaded")
@@ -83,7 +83,7 @@ import Testing
             try? FileManager.default.removeItem(at: source)
             try? FileManager.default.removeItem(at: sessionFile)
         }
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let cuts = Array(repeating: "return-broken-stream-final-chunk-after-10B", count: 4)
             let id = try await testbench.createRetryTest(["storage.objects.insert": cuts], service: service)
             var parameters = try Self.parameters(.file, scratch: source)
@@ -109,7 +109,7 @@ import Testing
     @Test func withRetriesOffACutAnswerStillEndsInTheObject() async throws {
         // Reading the stored object's resource writes nothing: it is part of the upload protocol,
         // not a retry of the upload.
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let id = try await testbench.createRetryTest(["storage.objects.insert": ["return-broken-stream-final-chunk-after-0B"]], service: service)
             var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
             query.execution.retry = .disabled
@@ -124,7 +124,7 @@ import Testing
     @Test func aStalledDownloadResumesWhereItStopped() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stall-\(UUID())")
         defer { try? FileManager.default.removeItem(at: file) }
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             testbench.createObject(bucket: "b", name: "o", contents: Self.contents)
             let id = try await testbench.createRetryTest(["storage.objects.get": ["stall-for-2s-after-128K"]], service: service)
             var query = Storage.Objects.get(bucket: "b", object: "o").makeMediaQuery()
@@ -142,7 +142,7 @@ import Testing
     }
 
     @Test func aStalledResumableChunkIsAskedAboutAndSentAgain() async throws {
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let id = try await testbench.createRetryTest(["storage.objects.insert": ["stall-for-2s-after-300K"]], service: service)
             var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
             query.execution.timeouts = Timeouts(idle: .milliseconds(300))
@@ -156,7 +156,7 @@ import Testing
 
     @Test(arguments: [true, false])
     func aStalledSingleShotUploadIsSentAgainOnlyWithAPrecondition(precondition: Bool) async throws {
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let id = try await testbench.createRetryTest(["storage.objects.insert": ["stall-for-2s-after-100K"]], service: service)
             let parameters = UploadParameters(data: Self.contents, mimeType: "application/octet-stream", uploadProtocol: .multipart)
             var query = Self.insertQuery(parameters, testID: id, precondition: precondition)

@@ -12,7 +12,7 @@ import Testing
     /// repeating it could delete a generation written in between. With the precondition it is
     /// sent again, and succeeds.
     @Test func anObjectDeleteIsResentOnlyWithItsPrecondition() async throws {
-        try await StorageTestbench.withService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
+        try await StorageTestbench.withEmulator(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
             let generation = testbench.createObject(bucket: "b", name: "o", contents: Data("x".utf8))
 
             let unguarded = try await testbench.createRetryTest(["storage.objects.delete": ["return-reset-connection"]], service: service)
@@ -37,7 +37,7 @@ import Testing
     /// `buckets.insert` is a POST Google classes as always idempotent (a name is created once):
     /// re-sent after a 503. An ACL delete is a DELETE Google classes as never: not re-sent.
     @Test func theMethodsClassDecidesNotItsHTTPMethod() async throws {
-        try await StorageTestbench.withService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
+        try await StorageTestbench.withEmulator(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
             testbench.createBucket("b", entity: "user-a@example.com")
             let insertTest = try await testbench.createRetryTest(["storage.buckets.insert": ["return-503"]], service: service)
             var bucket = GoogleStorage.Bucket()
@@ -66,7 +66,7 @@ import Testing
     /// each chunk, the status query after a failure) and every request of its download (the
     /// first and the resumption after a broken stream), counted by the server.
     @Test func aQuerysHeadersReachEveryRequestOfItsUploadAndDownload() async throws {
-        try await StorageTestbench.withService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
+        try await StorageTestbench.withEmulator(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { testbench, service in
             let contents = Data(TestPattern.bytes(count: 1 << 20))
             var parameters = UploadParameters(data: contents, mimeType: "application/octet-stream")
             parameters.chunkSize = 256 << 10

@@ -57,7 +57,7 @@ import Testing
     /// S.4: the session is already complete with this source's bytes: the status query returns
     /// the object, and nothing is sent again.
     @Test func s4AFinishedSessionOfTheSameBytesGivesItsObject() async throws {
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let uri = try await Self.session(testbench, service: service, name: "o", chunks: [("bytes 0-\(Self.half.count - 1)/\(Self.half.count)", Self.half)])
             let sentBefore = testbench.requests(to: "storage.objects.insert")
             let object = try await Self.resume(uri, offset: 0, source: Self.half, verifyIntegrity: true, name: "o", service: service)
@@ -71,7 +71,7 @@ import Testing
     /// Before, without checksums the upload returned the other object as its own.
     @Test(arguments: [true, false], [512 << 10, 128 << 10])
     func s4_1AFinishedSessionOfOtherBytesIsDataLoss(verifyIntegrity: Bool, sourceSize: Int) async throws {
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             // The session holds 256 KiB; the source is 512 KiB (S.4.1) or 128 KiB (S.4.2).
             let source = Data(TestPattern.bytes(count: sourceSize))
             let uri = try await Self.session(testbench, service: service, name: "o", chunks: [("bytes 0-\(Self.half.count - 1)/\(Self.half.count)", Self.half)])
@@ -83,7 +83,7 @@ import Testing
 
     /// S.2: the server holds more bytes than the source has: a protocol violation, nothing sent.
     @Test func s2AServerHoldingMoreThanTheSourceIsAViolation() async throws {
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let uri = try await Self.session(testbench, service: service, name: "o", chunks: [("bytes 0-\(Self.whole.count - 1)/*", Self.whole)])
             await #expect(throws: UploadError.protocolViolation) {
                 _ = try await Self.resume(uri, offset: 0, source: Self.half, verifyIntegrity: true, name: "o", service: service)
@@ -95,7 +95,7 @@ import Testing
     /// S.3: the client believes every byte arrived, the server holds half. From data Courier
     /// sends the rest again (java-storage's single request cannot, and reports `dataLoss`).
     @Test func s3AServerHoldingFewerBytesIsSentTheRest() async throws {
-        try await StorageTestbench.withService { testbench, service in
+        try await StorageTestbench.withEmulator { testbench, service in
             let uri = try await Self.session(testbench, service: service, name: "o", chunks: [("bytes 0-\(Self.half.count - 1)/*", Self.half)])
             var object = GoogleStorage.Object()
             object.name = "o"

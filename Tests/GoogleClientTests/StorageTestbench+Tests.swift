@@ -8,7 +8,7 @@ extension StorageTestbench {
     /// Starts the emulator with bucket `b`, runs `body` with a service whose root URL is the
     /// emulator's (short retry waits, or `configure`'s), and stops the emulator whether or not
     /// `body` throws.
-    static func withService<T: Sendable>(configure: (inout ServiceActor.Configuration) -> Void = { _ in },
+    static func withEmulator<T: Sendable>(configure: (inout ServiceActor.Configuration) -> Void = { _ in },
                                          _ body: (StorageTestbench, ServiceActor) async throws -> T) async throws -> T {
         let testbench = try await StorageTestbench.start()
         testbench.createBucket("b")

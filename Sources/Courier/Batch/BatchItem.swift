@@ -27,7 +27,7 @@ struct BatchItem: Sendable {
         isMedia = query.downloadsMedia || query.isUpload
         execute = { service in try await service.execute(query) }
         makeRequest = { configuration in try RequestBuilder.build(query, configuration: configuration) }
-        decode = { response, limits in try Response.decode(from: response, limits: limits) }
+        decode = { [api = query.api] response, limits in try Response.decode(from: api.unwrapped(response), limits: limits) }
         if let completion {
             complete = { (result: Result<any Sendable, any Error>) async in
                 let typed: Result<Response, any Error>

@@ -40,7 +40,7 @@ enum RequestBuilder {
             request.headers["User-Agent"] = "\(applicationName) \(configuration.transport.userAgent)"
         }
         if let body = query.body {
-            request.body = .data(body.serialized())
+            request.body = .data(query.api.wireBody(body).serialized())
             if request.headers["Content-Type"] == nil {
                 request.headers["Content-Type"] = "application/json; charset=utf-8"
             }

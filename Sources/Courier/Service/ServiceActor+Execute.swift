@@ -110,7 +110,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
         if query.downloadsMedia, let mismatch = Checksums.mismatch(ofMedia: response) {
             throw IntegrityError(message: "\(mismatch) (received \(response.body.count) bytes)")
         }
-        return try decode(response)
+        return try decode(query.api.unwrapped(response))
     }
 
     // Synchronous steps out of line, so their temporaries (a copy of the configuration among

@@ -354,7 +354,7 @@ struct ResumableUpload<Response: QueryResponse> {
             }
         }
         // A body that does not decode keeps the session: its status query can read the object later.
-        let decoded = try Response.decode(from: response, limits: execution.configuration.json)
+        let decoded = try Response.decode(from: query.api.unwrapped(response), limits: execution.configuration.json)
         removeSession()
         return decoded
     }

@@ -68,7 +68,7 @@ extension ServiceActor {
         if parameters.uploadProtocol == .multipart {
             request = try RequestBuilder.build(query, configuration: configuration, path: query.uploadPath, uploadType: "multipart")
             let boundary = "courier_related_" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
-            var metadata = query.body ?? .object([:])
+            var metadata = query.api.wireBody(query.body ?? .object([:]))
             if let checksums { metadata = Self.addingChecksums(checksums, to: metadata, api: query.api) }
             let head = Data(("--\(boundary)\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n").utf8) + metadata.serialized()
                 + Data(("\r\n--\(boundary)\r\nContent-Type: \(parameters.mimeType)\r\n\r\n").utf8)
@@ -99,7 +99,7 @@ extension ServiceActor {
             throw IntegrityError(message: mismatch)
         }
         do {
-            return try Response.decode(from: response, limits: configuration.json)
+            return try Response.decode(from: query.api.unwrapped(response), limits: configuration.json)
         } catch var error as QueryError where error == .malformedResponse {
             // No session can read the object again: say that it may exist, so a caller does not
             // repeat the write blindly (with `ifGenerationMatch=0` a repeat is safe).

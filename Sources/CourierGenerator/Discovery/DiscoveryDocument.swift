@@ -15,10 +15,58 @@ public struct DiscoveryDocument: Decodable, Sendable {
     public var rootUrl: String
     public var servicePath: String
     public var batchPath: String?
+    /// `dataWrapper`: bodies travel as `{"data": …}` (the Cloud Translation API v2).
+    public var features: [String]?
     public var schemas: [String: DiscoverySchema]?
     public var resources: [String: DiscoveryResource]?
     public var methods: [String: DiscoveryMethod]?
     public var auth: Auth?
+
+    enum CodingKeys: String, CodingKey {
+        case name, version, revision, etag, title, description, documentationLink, rootUrl, servicePath, batchPath
+        case schemas, resources, methods, auth, baseUrl, basePath, features
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        version = try container.decode(String.self, forKey: .version)
+        revision = try container.decodeIfPresent(String.self, forKey: .revision)
+        etag = try container.decodeIfPresent(String.self, forKey: .etag)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        documentationLink = try container.decodeIfPresent(String.self, forKey: .documentationLink)
+        batchPath = try container.decodeIfPresent(String.self, forKey: .batchPath)
+        features = try? container.decodeIfPresent([String].self, forKey: .features)
+        schemas = try container.decodeIfPresent([String: DiscoverySchema].self, forKey: .schemas)
+        resources = try container.decodeIfPresent([String: DiscoveryResource].self, forKey: .resources)
+        methods = try container.decodeIfPresent([String: DiscoveryMethod].self, forKey: .methods)
+        auth = try container.decodeIfPresent(Auth.self, forKey: .auth)
+        if let rootUrl = try container.decodeIfPresent(String.self, forKey: .rootUrl) {
+            self.rootUrl = rootUrl
+            servicePath = try container.decode(String.self, forKey: .servicePath)
+        } else if let baseUrl = try container.decodeIfPresent(String.self, forKey: .baseUrl),
+                  let split = Self.split(baseUrl: baseUrl) {
+            // Documents older than `rootUrl` name the whole base; google-api-python-client reads it so.
+            (rootUrl, servicePath) = split
+        } else if let basePath = try container.decodeIfPresent(String.self, forKey: .basePath) {
+            // A base path alone (google-api-python-client's test `zoo.json`): relative to where the
+            // document came from, which for Google's APIs was www.googleapis.com. The generated
+            // client's root can be set at run time (`configuration.queries.rootURL`).
+            rootUrl = "https://www.googleapis.com/"
+            servicePath = String(basePath.drop { $0 == "/" })
+        } else {
+            throw DecodingError.keyNotFound(CodingKeys.rootUrl, .init(codingPath: [], debugDescription: "no rootUrl, baseUrl or basePath"))
+        }
+    }
+
+    /// `https://host/a/b/` as `https://host/` and `a/b/`; nil unless it is an absolute http(s) URL.
+    static func split(baseUrl: String) -> (root: String, servicePath: String)? {
+        guard let components = URLComponents(string: baseUrl), let scheme = components.scheme, scheme == "https" || scheme == "http",
+              let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port.map { ":\($0)" } ?? ""
+        return ("\(scheme)://\(host)\(port)/", String(components.path.drop { $0 == "/" }))
+    }
 
     public struct Auth: Decodable, Sendable {
         public var oauth2: OAuth2?

@@ -36,7 +36,8 @@ struct Renderer {
             writer.line("public static let api = APIDescription(")
             writer.line("    name: \(CodeWriter.literal(service.apiName)), version: \(CodeWriter.literal(service.version)),")
             writer.line("    rootURL: URL(string: \(CodeWriter.literal(service.rootURL)))!,")
-            writer.line("    servicePath: \(CodeWriter.literal(service.servicePath)), batchPath: \(CodeWriter.literal(service.batchPath))")
+            writer.line("    servicePath: \(CodeWriter.literal(service.servicePath)), batchPath: \(CodeWriter.literal(service.batchPath))"
+                + (service.dataWrapper ? ", dataWrapper: true" : ""))
             writer.line(")")
             if !service.scopes.isEmpty {
                 writer.line()

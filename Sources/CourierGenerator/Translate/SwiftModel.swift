@@ -19,6 +19,8 @@ struct ServiceDecl: Equatable {
     var rootURL: String
     var servicePath: String
     var batchPath: String
+    /// Discovery's `dataWrapper` feature: bodies travel as `{"data": …}`.
+    var dataWrapper = false
     var scopes: [ScopeDecl]
     /// `kind` → type, for the resolver.
     var kinds: [(kind: String, typeName: String)]

@@ -36,7 +36,9 @@ extension Translator {
         let hasBody = method.request?.ref != nil
         let bodyName = parameters.keys.contains(where: { Names.lowerCamel($0) == "body" }) ? "requestBody" : "body"
         if hasBody { reserved.insert(bodyName) }
-        let isUpload = method.supportsMediaUpload == true && method.mediaUpload?.protocols?.simple != nil
+        // `mediaUpload` says it, as google-api-python-client reads it; every published document
+        // also sets `supportsMediaUpload`, and an explicit `false` is honoured.
+        let isUpload = method.supportsMediaUpload != false && method.mediaUpload?.protocols?.simple != nil
         if isUpload { reserved.insert("upload") }
         let swiftNames = Names.unique((requiredKeys + optionalKeys).map { Names.lowerCamel($0) }, avoiding: reserved).map(Names.escaped)
 

@@ -53,6 +53,7 @@ struct Translator {
             apiName: document.name, version: document.version, stamp: DiscoveryStamp(document),
             rootURL: document.rootUrl, servicePath: document.servicePath,
             batchPath: document.batchPath ?? "batch",
+            dataWrapper: document.features?.contains("dataWrapper") == true,
             scopes: zip(scopes, scopeNames).map { url, name in
                 ScopeDecl(name: name, url: url, documentation: Self.lines(document.auth?.oauth2?.scopes?[url]?.description))
             },
