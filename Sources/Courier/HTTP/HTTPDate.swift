@@ -36,7 +36,7 @@ enum HTTPDate {
         else { return nil }
         let seconds = now.timeIntervalSince1970
         let thisYear = seconds.isFinite
-            ? Int(CivilCalendar.civil(daysSince1970: Int64(max(-1e15, min(1e15, (seconds / 86400).rounded(.down))))).year)
+            ? Int(clamping: CivilCalendar.civil(daysSince1970: Int64(max(-1e15, min(1e15, (seconds / 86400).rounded(.down))))).year)
             : 2000
         var year = thisYear - thisYear % 100 + twoDigits
         if year > thisYear + 50 { year -= 100 }

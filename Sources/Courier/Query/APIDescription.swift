@@ -28,11 +28,11 @@ public struct APIDescription: Sendable, Hashable {
 }
 
 extension APIDescription {
-    /// `body` as it travels: inside `{"data": …}` for an API with ``dataWrapper``, unless it is
-    /// an object that has a `data` member already (google-api-python-client's rule).
+    /// `body` as it travels: a JSON object goes inside `{"data": …}` for an API with
+    /// ``dataWrapper``, unless it has a `data` member already (google-api-python-client's rule,
+    /// which wraps objects alone).
     func wireBody(_ body: JSONValue) -> JSONValue {
-        guard dataWrapper else { return body }
-        if case .object(let object) = body, object["data"] != nil { return body }
+        guard dataWrapper, case .object(let object) = body, object["data"] == nil else { return body }
         return .object(["data": body])
     }
 

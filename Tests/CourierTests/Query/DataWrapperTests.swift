@@ -28,6 +28,9 @@ import Testing
                 let bare = try await service.execute(Self.query(server, wrapped: false, body: ["q": "Hello"]))
                 #expect(bare.json["data"]?["received"] == ["q": "Hello"], "without the feature, nothing changes")
 
+                let array = try await service.execute(Self.query(server, wrapped: true, body: [1, 2]))
+                #expect(array.json["received"] == [1, 2], "only an object is wrapped, as the Python client does")
+
                 let noBody = try await service.execute(Self.query(server, wrapped: true, body: nil))
                 #expect(noBody.json["received"] == .null)
             }
