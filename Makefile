@@ -77,7 +77,8 @@ HEAVY_TESTS := UploadProcessTests|MemoryTests|OpenAPIStreamTests
 # conformance and cancellation tests, the ramps' arithmetic by LoadStageTests. Callers resumed
 # in place on the loop (a caller preempted for over 1 ms pauses it) are watched here too; the
 # rest of the suite runs most of its sequential requests that way, under the sanitizers as well.
-TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests|LoadCompareTimingTests|CallerResumptionTimingTests
+# The emulator's stalls race real idle timeouts against its pauses.
+TIMED_TESTS := RateLimitStormTests|LoadRampTimingTests|LoadCompareTimingTests|CallerResumptionTimingTests|EmulatorStallTimingTests
 
 TEST_LOGS := $(CURDIR)/.build/test-logs
 

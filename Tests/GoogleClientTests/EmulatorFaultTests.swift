@@ -13,10 +13,8 @@ import Testing
 ///   (java-storage's `ITBlobWriteChannelTest` runs 0 and 10 bytes of a 512 KiB upload and expects
 ///   the upload to succeed with the object). Before, Courier threw a decoding error for an object
 ///   that existed and deleted the session that could have read it.
-/// - `stall-for-Ns-after-NK`: a download pauses after N KiB; an upload request that reaches N KiB
-///   waits before it is stored (google-cloud-go's stall tests). The idle timeout ends the wait;
-///   a download resumes where it stopped, an upload asks where the server is, and a single-shot
-///   upload is sent again only with a precondition.
+/// - `stall-for-Ns-after-NK`: in `EmulatorStallTimingTests`, which race real timeouts against the
+///   emulator's pauses and so run with the timed tests, alone.
 @Suite struct EmulatorFaultTests {
     static let contents = Data(TestPattern.bytes(count: 512 << 10))
 
@@ -116,60 +114,6 @@ import Testing
             let stored = try await service.execute(query)
             #expect(stored.size == UInt64(Self.contents.count))
             #expect(Self.statusQueries(testbench) == 1)
-        }
-    }
-
-    // MARK: stall-for-Ns-after-NK
-
-    @Test func aStalledDownloadResumesWhereItStopped() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stall-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await StorageTestbench.withEmulator { testbench, service in
-            testbench.createObject(bucket: "b", name: "o", contents: Self.contents)
-            let id = try await testbench.createRetryTest(["storage.objects.get": ["stall-for-2s-after-128K"]], service: service)
-            var query = Storage.Objects.get(bucket: "b", object: "o").makeMediaQuery()
-            query.headers["x-retry-test-id"] = id
-            query.execution.timeouts = Timeouts(idle: .milliseconds(300))
-            let started = ContinuousClock.now
-            _ = try await service.downloadFile(query, to: file)
-            #expect(try Data(contentsOf: file) == Self.contents)
-            #expect(testbench.retryTests.isCompleted(id))
-            let gets = testbench.headers(of: "storage.objects.get")
-            #expect(gets.count == 2)
-            #expect(gets.last?["range"] == "bytes=\(128 << 10)-", "the second request asks for the rest")
-            #expect(ContinuousClock.now - started < .seconds(2), "the idle timeout ended the stall")
-        }
-    }
-
-    @Test func aStalledResumableChunkIsAskedAboutAndSentAgain() async throws {
-        try await StorageTestbench.withEmulator { testbench, service in
-            let id = try await testbench.createRetryTest(["storage.objects.insert": ["stall-for-2s-after-300K"]], service: service)
-            var query = Self.insertQuery(try Self.parameters(.data, scratch: URL(fileURLWithPath: "/dev/null")), testID: id)
-            query.execution.timeouts = Timeouts(idle: .milliseconds(300))
-            let stored = try await service.execute(query)
-            #expect(stored.size == UInt64(Self.contents.count))
-            #expect(testbench.retryTests.isCompleted(id))
-            #expect(Self.statusQueries(testbench) >= 1, "after the timeout the upload asked where the server was")
-            #expect(testbench.contents(bucket: "b", name: "uploaded") == Self.contents)
-        }
-    }
-
-    @Test(arguments: [true, false])
-    func aStalledSingleShotUploadIsSentAgainOnlyWithAPrecondition(precondition: Bool) async throws {
-        try await StorageTestbench.withEmulator { testbench, service in
-            let id = try await testbench.createRetryTest(["storage.objects.insert": ["stall-for-2s-after-100K"]], service: service)
-            let parameters = UploadParameters(data: Self.contents, mimeType: "application/octet-stream", uploadProtocol: .multipart)
-            var query = Self.insertQuery(parameters, testID: id, precondition: precondition)
-            query.execution.timeouts = Timeouts(idle: .milliseconds(300))
-            if precondition {
-                let stored = try await service.execute(query)
-                #expect(stored.size == UInt64(Self.contents.count))
-                #expect(testbench.requests(to: "storage.objects.insert") == 2, "sent again: ifGenerationMatch=0 makes it safe")
-            } else {
-                await #expect(throws: TransportError.timedOut) { try await service.execute(query) }
-                #expect(testbench.requests(to: "storage.objects.insert") == 1, "a write that may have arrived is not sent again")
-            }
-            #expect(testbench.retryTests.isCompleted(id))
         }
     }
 }
