@@ -116,4 +116,16 @@ import Testing
         #expect(ParallelCompositeUpload().ranges(size: 100 << 20) == nil)
         #expect(ParallelCompositeUpload(threshold: 1, maximumParts: 100, minimumPartSize: 1).ranges(size: 1000)?.count == 32) // compose's limit
     }
+
+    /// The method is public: sizes at Int64's end split without overflowing (it trapped in
+    /// `size + count - 1` before).
+    @Test func sizesAtInt64sEndSplitWithoutOverflow() throws {
+        for size in [Int64.max, Int64.max - 1, Int64.max - 31] {
+            let ranges = try #require(ParallelCompositeUpload().ranges(size: size))
+            #expect(ranges.count == 32)
+            #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == size)
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && !$0.isEmpty })
+        }
+        #expect(ParallelCompositeUpload(threshold: -10, maximumParts: -1, minimumPartSize: -5).ranges(size: -1) == nil)
+    }
 }
