@@ -78,7 +78,7 @@ struct V4PostPolicy {
     let fields: [String: String]
 
     init(bucket: String, object: String, options: PostPolicyOptions, account: String, environment: [String: String]) throws {
-        guard options.expiration > .zero, options.expiration <= StorageSigning.maximumExpiration else {
+        guard options.expiration.components.seconds >= 1, options.expiration <= StorageSigning.maximumExpiration else {
             throw SignedURLError("expirationTooLong",
                                  "a V4 policy lives at most 7 days (604800 s), not \(options.expiration.components.seconds) s")
         }

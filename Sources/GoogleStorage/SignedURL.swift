@@ -71,7 +71,7 @@ public struct SignedURLError: CourierError, Hashable {
         underlyingError = underlying
     }
 
-    /// The expiration is over 7 days (604,800 s) or not positive.
+    /// The expiration is over 7 days (604,800 s) or under 1 s.
     public static let expirationTooLong = SignedURLError("expirationTooLong", "")
     /// A method Cloud Storage does not sign.
     public static let invalidMethod = SignedURLError("invalidMethod", "")
@@ -140,7 +140,8 @@ struct V4SignedURL {
             throw SignedURLError("invalidMethod", "Cloud Storage signs GET, PUT, POST, DELETE and HEAD, not \(options.method)")
         }
         let seconds = options.expiration.components.seconds
-        guard options.expiration > .zero, options.expiration <= StorageSigning.maximumExpiration else {
+        // Whole seconds are signed: under one would sign `X-Goog-Expires=0`, a URL expired at once.
+        guard seconds >= 1, options.expiration <= StorageSigning.maximumExpiration else {
             throw SignedURLError("expirationTooLong", "a V4 signature lives at most 7 days (604800 s), not \(seconds) s")
         }
         guard !bucket.isEmpty else { throw SignedURLError("invalidOption", "the bucket name is empty") }
@@ -155,8 +156,15 @@ struct V4SignedURL {
         var headers: [String: String] = [:]
         for (name, value) in options.headers {
             let lowered = name.lowercased()
-            guard !lowered.isEmpty, lowered != "host", !lowered.contains(":"), !lowered.contains("\n"), !value.contains("\n") else {
-                throw SignedURLError("invalidOption", "the header name \(name) cannot be signed")
+            // What a header line can carry (RFC 9110 §5.5): no control character but a tab in a
+            // value; a name of visible ASCII without a colon. (Not only RFC 9110's token
+            // characters: Google's conformance cases sign `header/name/with/slash`.) Anything
+            // else would sign a request that can never be sent.
+            guard !lowered.isEmpty, lowered != "host", name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+                throw SignedURLError("invalidOption", "the header name \(name.debugDescription) cannot be signed: visible ASCII without a colon, and not host")
+            }
+            guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+                throw SignedURLError("invalidOption", "the value of header \(lowered) holds a control character HTTP cannot carry")
             }
             headers[lowered] = V4SignedURL.canonicalValue(value)
         }

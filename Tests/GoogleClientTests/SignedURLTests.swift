@@ -89,6 +89,18 @@ import Testing
             (SignedURLOptions(method: "PATCH"), .invalidMethod),
             (SignedURLOptions(scheme: "ftp"), .invalidOption),
             (SignedURLOptions(headers: ["bad\nname": "v"]), .invalidOption),
+            // Only what a header line can carry is signed: a name of visible ASCII, no control
+            // character but a tab in a value (a lone CR, NUL, VT, a space or a snowman in a name were signed before).
+            (SignedURLOptions(headers: ["x-goog-meta-a": "one\rtwo"]), .invalidOption),
+            (SignedURLOptions(headers: ["x-goog-meta-a": "one\u{0}"]), .invalidOption),
+            (SignedURLOptions(headers: ["x-goog-meta-a": "one\u{0B}two"]), .invalidOption),
+            (SignedURLOptions(headers: ["x-goog-meta-a": "line\r\nx-goog-meta-b: two"]), .invalidOption),
+            (SignedURLOptions(headers: ["x goog": "v"]), .invalidOption),
+            (SignedURLOptions(headers: ["x-goog-meta-\u{2603}": "v"]), .invalidOption),
+            (SignedURLOptions(headers: ["\u{212A}": "v"]), .invalidOption), // the Kelvin sign, whose lower case is "k"
+            (SignedURLOptions(headers: ["Host": "elsewhere.example"]), .invalidOption),
+            // Under a second signs X-Goog-Expires=0: expired at once.
+            (SignedURLOptions(expiration: .milliseconds(999)), .expirationTooLong),
             (SignedURLOptions(style: .bucketBoundHostname("")), .invalidOption),
             (SignedURLOptions(endpoint: "user@evil.example"), .invalidOption),
         ]
@@ -99,6 +111,10 @@ import Testing
         }
         await #expect(throws: SignedURLError.expirationTooLong) {
             try await StorageSigning.postPolicy(bucket: "b", object: "o", options: PostPolicyOptions(expiration: .seconds(8 * 86400)),
+                                                signer: signer)
+        }
+        await #expect(throws: SignedURLError.expirationTooLong) {
+            try await StorageSigning.postPolicy(bucket: "b", object: "o", options: PostPolicyOptions(expiration: .milliseconds(500)),
                                                 signer: signer)
         }
         #expect(signer.count.load(ordering: .relaxed) == 0)
