@@ -77,7 +77,7 @@ timed fuzz-build-package swift build --package-path Fuzz --scratch-path .build-f
 # libFuzzer runs one thread: the targets run a core each, as many at a time as there are cores.
 run_all() {
     local names=(multipart) batch=$(nproc) status=0 i name
-    for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest response:FuzzResponse wire:FuzzWire load:FuzzLoad; do
+    for target in json:FuzzJSON uritemplate:FuzzURITemplate discovery:FuzzDiscovery request:FuzzRequest response:FuzzResponse wire:FuzzWire load:FuzzLoad signing:FuzzSigning; do
         cp ".build-fuzz/$CONFIGURATION/${target#*:}" ".fuzz/${target%%:*}"
         names+=("${target%%:*}")
     done
