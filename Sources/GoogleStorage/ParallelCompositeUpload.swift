@@ -37,17 +37,7 @@ public struct ParallelCompositeUpload: Sendable, Hashable {
         guard size >= threshold else { return nil }
         let count = Int(min(Int64(min(maximumParts, 32)), max(1, size / max(1, minimumPartSize))))
         guard count > 1 else { return nil }
-        // Rounded up without `size + count - 1`, and each end by subtraction: a size near
-        // Int64.max (the method is public) must not overflow.
-        let partSize = size / Int64(count) + (size % Int64(count) == 0 ? 0 : 1)
-        var ranges: [Range<Int64>] = []
-        var start: Int64 = 0
-        while start < size {
-            let end = size - start > partSize ? start + partSize : size
-            ranges.append(start..<end)
-            start = end
-        }
-        return ranges
+        return ByteRanges.split(size, into: count)
     }
 }
 

@@ -67,9 +67,7 @@ public struct SlicedDownloads: Sendable, Hashable {
         guard total >= threshold, maximumSlices > 1 else { return nil }
         let count = Int(min(Int64(maximumSlices), max(1, total / max(1, minimumSliceSize))))
         guard count > 1 else { return nil }
-        // Rounded up without `total + count - 1`, which a server's size near Int64.max overflows.
-        let size = total / Int64(count) + (total % Int64(count) == 0 ? 0 : 1)
-        return stride(from: Int64(0), to: total, by: Int(size)).map { $0..<(total - $0 > size ? $0 + size : total) }
+        return ByteRanges.split(total, into: count)
     }
 }
 
