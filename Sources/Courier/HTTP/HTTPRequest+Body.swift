@@ -65,19 +65,28 @@ extension HTTPRequest {
             switch storage {
             case .empty: 0
             case .data(let data): Int64(data.count)
-            case .file(_, let range?): Int64(range.count)
+            case .file(_, let range?): Self.length(of: range)
             case .file(let url, nil): (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
-            case .stream(let length, _): length
+            case .stream(let length, _): length.flatMap { $0 >= 0 ? $0 : nil }
             case .parts(let parts):
                 parts.reduce(Int64(0) as Int64?) { total, part in
-                    guard let total else { return nil }
-                    switch part {
-                    case .data(let data): return total + Int64(data.count)
-                    case .file(_, let range?): return total + Int64(range.count)
-                    case .file(let url, nil): return Body.file(url).knownLength.map { total + $0 }
+                    let length: Int64? = switch part {
+                    case .data(let data): Int64(data.count)
+                    case .file(_, let range?): Self.length(of: range)
+                    case .file(let url, nil): Body.file(url).knownLength
                     }
+                    guard let total, let length else { return nil }
+                    let (sum, overflow) = total.addingReportingOverflow(length)
+                    return overflow ? nil : sum
                 }
             }
+        }
+
+        /// A file range's byte count; nil for one no file holds (it starts before 0), which the
+        /// transfer refuses when it opens the file. `range.count` would trap on such a range's
+        /// distance past Int64 (`-1..<Int64.max`).
+        static func length(of range: Range<Int64>) -> Int64? {
+            range.lowerBound >= 0 ? range.upperBound - range.lowerBound : nil
         }
 
         var isEmpty: Bool {

@@ -35,12 +35,15 @@ extension HTTPRequest {
     }
 
     private static func read(_ file: URL, range: Range<Int64>?) throws -> Data {
+        if let range, HTTPRequest.Body.length(of: range) == nil {
+            throw TransportError(.fileError, message: "bytes \(range) are outside \(file.path)")
+        }
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
-            guard let range else { return try handle.readToEnd() ?? Data() }
+            guard let range, let length = HTTPRequest.Body.length(of: range) else { return try handle.readToEnd() ?? Data() }
             try handle.seek(toOffset: UInt64(range.lowerBound))
-            return try handle.read(upToCount: Int(range.count)) ?? Data()
+            return try handle.read(upToCount: Int(length)) ?? Data()
         } catch {
             throw TransportError(.fileError, message: "cannot read \(file.path): \(error)")
         }

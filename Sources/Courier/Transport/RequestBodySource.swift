@@ -65,6 +65,9 @@ final class RequestBodySource {
             return RequestBodySource(storage: .file(descriptor: descriptor, base: selected.lowerBound),
                                      length: Int64(selected.count))
         case .stream(let length, _):
+            if let length, length < 0 {
+                throw TransportError(.invalidRequest, message: "a streamed body's declared length is negative (\(length))")
+            }
             return RequestBodySource(storage: .stream(StreamBuffer(declaredLength: length)), length: length)
         case .parts(let parts):
             var sources: [RequestBodySource] = []

@@ -1,0 +1,58 @@
+@testable import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import InMemoryTracing
+import MetricsTestKit
+import Testing
+
+/// Request bodies users hand `send` with sizes no file holds: each is a typed error before a
+/// byte goes out, with metrics and tracing on (both read a body's length), and nothing traps.
+@Suite struct HostileBodyTests {
+    static let file: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-body-\(getpid()).bin")
+        _ = FileManager.default.createFile(atPath: url.path, contents: Data(repeating: 7, count: 1000))
+        return url
+    }()
+
+    static let bodies: [(String, HTTPRequest.Body)] = [
+        ("a range from -1 to Int64.max", .file(file, range: -1..<Int64.max)),
+        ("a range from Int64.min", .file(file, range: Int64.min..<0)),
+        ("a range past the end", .file(file, range: 0..<Int64.max)),
+        ("parts whose lengths add past Int64.max", .parts([.file(file, range: 0..<(Int64.max / 2 + 1)), .file(file, range: 0..<(Int64.max / 2 + 1))])),
+        ("a part with a negative range", .parts([.data(Data("head".utf8)), .file(file, range: -10..<10)])),
+        ("a stream of negative length", .stream(AsyncStream<Data> { $0.yield(Data("x".utf8)); $0.finish() }, length: -5)),
+    ]
+
+    @Test(arguments: 0..<bodies.count)
+    func aBodyNoFileHoldsIsATypedError(index: Int) async throws {
+        let (name, body) = Self.bodies[index]
+        try await withTestServer { server in
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.telemetry.metricsFactory = TestMetrics()
+            configuration.telemetry.tracer = InMemoryTracer()
+            try await withCheckedService(configuration: configuration) { service in
+                var request = HTTPRequest(method: .put, url: server.baseURL.appendingPathComponent("echo"))
+                request.body = body
+                do {
+                    let response = try await service.send(request)
+                    Issue.record("\(name): sent, answered \(response.status)")
+                } catch let error as any CourierError {
+                    #expect(!error.description.isEmpty, "\(name)")
+                }
+            }
+        }
+    }
+
+    /// Both read a body's length before any transfer checks it (`-1..<Int64.max` trapped in `range.count`).
+    @Test func itsLengthAndURLRequestNeverTrap() throws {
+        for (name, body) in Self.bodies {
+            if let length = body.knownLength { #expect(length >= 0, "\(name): \(length)") }
+            var request = HTTPRequest(method: .put, url: try #require(URL(string: "http://127.0.0.1:9/")))
+            request.body = body
+            if case .file(_, let range?) = body.storage, range.lowerBound < 0 {
+                #expect(throws: TransportError.self, "\(name)") { try request.makeURLRequest() }
+            }
+        }
+    }
+}
