@@ -111,6 +111,10 @@ public struct Checksums: Sendable, Hashable, CustomStringConvertible {
     /// `md5: false` for the CRC32C alone (hardware-fast, and all a composite object has).
     /// Throws `CancellationError` once the current task is cancelled, within a piece.
     public static func of(file: URL, range: Range<Int64>? = nil, md5: Bool = true) throws -> Checksums {
+        // A range starting before 0 is no file's; its distances would overflow below.
+        if let range, range.lowerBound < 0 {
+            throw UploadError(code: .invalidParameters, message: "bytes \(range) are outside \(file.path)")
+        }
         let accumulator = ChecksumAccumulator(md5: md5)
         let whole = try range ?? 0..<UploadParameters.size(of: file)
         try ChecksumAccumulator.file(file, range: whole, into: accumulator)

@@ -27,4 +27,17 @@ import Testing
             #expect(combined.md5 == nil)
         }
     }
+
+    /// A public entry: ranges no file holds are a typed error (`-1..<Int64.max` trapped on the
+    /// distance), a range past the end says the file is shorter.
+    @Test func rangesNoFileHoldsAreTypedErrors() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-checksum-range-\(getpid()).bin")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data(repeating: 1, count: 100)))
+        defer { try? FileManager.default.removeItem(at: file) }
+        for range: Range<Int64> in [-1..<Int64.max, Int64.min..<0, -5..<5] {
+            #expect(throws: UploadError.invalidParameters, "\(range)") { try Checksums.of(file: file, range: range) }
+        }
+        #expect(throws: UploadError.fileChanged) { try Checksums.of(file: file, range: 50..<Int64.max) }
+        #expect(try Checksums.of(file: file, range: 10..<20).byteCount == 10)
+    }
 }
