@@ -38,6 +38,11 @@ extension ServiceActor {
     /// `If-Range` from its record), so the pipeline's retries resume instead of starting over.
     private nonisolated func downloadFile(_ request: HTTPRequest, to file: URL, options: DownloadOptions,
                                           context: RequestContext) async throws -> DownloadResult {
+        // Ranges are this method's own (resumption, slices): a caller's would be taken for a
+        // resumption and fail obscurely ("cannot write", an APIError 206 holding the bytes).
+        if let name = ["Range", "If-Range"].first(where: { request.headers[$0] != nil }) {
+            throw TransportError(.invalidRequest, message: "downloadFile sets \(name) itself to resume and slice; for part of an object, send the request with `stream`, `send` or `execute`")
+        }
         // The stored bytes travel, whatever the object's encoding: see `DownloadOptions.ContentDecoding`.
         var base = request
         base.keepsContentEncoding = true
