@@ -58,7 +58,8 @@ public struct APIError: CourierError {
         self.requestID = requestID
     }
 
-    /// Reads Google's error format from `response`; falls back to the status and up to 1 KiB of text.
+    /// Reads Google's error format from `response`; falls back to up to 1 KiB of text on one line
+    /// (``message``), or the status.
     public init(response: HTTPResponse, requestID: String? = nil) {
         if let value = try? JSONValue(parsing: response.body), let error = value["error"]?.objectValue {
             let items = (error["errors"]?.arrayValue ?? []).compactMap(\.objectValue).map {
@@ -73,10 +74,29 @@ public struct APIError: CourierError {
                       details: (error["details"]?.arrayValue ?? []).compactMap(\.objectValue),
                       json: error, headers: response.headers, requestID: requestID)
         } else {
-            let text = String(decoding: response.body.prefix(1024), as: UTF8.self)
-            self.init(status: response.status, message: text.isEmpty ? HTTPStatus.reason(response.status) : text,
-                      headers: response.headers, requestID: requestID)
+            self.init(status: response.status, message: Self.textMessage(of: response), headers: response.headers, requestID: requestID)
         }
+    }
+
+    /// A non-JSON body as one line: a server's bytes reach logs and terminals, so control
+    /// characters (escape sequences, line breaks that would forge a log line) become spaces, and
+    /// a body that is not text is named by its size and type. Up to 1 KiB of text.
+    static func textMessage(of response: HTTPResponse) -> String {
+        let head = response.body.prefix(1024)
+        guard !head.isEmpty else { return HTTPStatus.reason(response.status) }
+        let scalars = String(decoding: head, as: UTF8.self).unicodeScalars
+        // NUL, or many bytes that are not UTF-8 (a sequence cut at 1 KiB leaves one or two): binary.
+        let undecodable = scalars.lazy.filter { $0 == "\u{FFFD}" }.count
+        if head.contains(0) || undecodable > max(2, scalars.count / 10) {
+            let type = response.headers["Content-Type"].map { " of \($0.prefix(100))" } ?? ""
+            return "\(HTTPStatus.reason(response.status)) (\(response.body.count) bytes\(type), not text)"
+        }
+        var line = String.UnicodeScalarView()
+        for scalar in scalars {
+            line.append(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar)
+        }
+        let text = String(line).trimmingCharacters(in: .whitespaces)
+        return text.isEmpty ? HTTPStatus.reason(response.status) : text
     }
 
     /// The first error item's reason (`notFound`, `rateLimitExceeded`), else Google's status name

@@ -9,24 +9,29 @@ import Testing
 /// Request bodies users hand `send` with sizes no file holds: each is a typed error before a
 /// byte goes out, with metrics and tracing on (both read a body's length), and nothing traps.
 @Suite struct HostileBodyTests {
-    static let file: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-body-\(getpid()).bin")
-        _ = FileManager.default.createFile(atPath: url.path, contents: Data(repeating: 7, count: 1000))
+    /// A 1,000-byte file for the bodies to name; the caller removes it.
+    static func makeFile() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-body-\(UUID()).bin")
+        try Data(repeating: 7, count: 1000).write(to: url)
         return url
-    }()
+    }
 
-    static let bodies: [(String, HTTPRequest.Body)] = [
+    static let count = 6
+
+    static func bodies(_ file: URL) -> [(String, HTTPRequest.Body)] { [
         ("a range from -1 to Int64.max", .file(file, range: -1..<Int64.max)),
         ("a range from Int64.min", .file(file, range: Int64.min..<0)),
         ("a range past the end", .file(file, range: 0..<Int64.max)),
         ("parts whose lengths add past Int64.max", .parts([.file(file, range: 0..<(Int64.max / 2 + 1)), .file(file, range: 0..<(Int64.max / 2 + 1))])),
         ("a part with a negative range", .parts([.data(Data("head".utf8)), .file(file, range: -10..<10)])),
         ("a stream of negative length", .stream(AsyncStream<Data> { $0.yield(Data("x".utf8)); $0.finish() }, length: -5)),
-    ]
+    ] }
 
-    @Test(arguments: 0..<bodies.count)
+    @Test(arguments: 0..<count)
     func aBodyNoFileHoldsIsATypedError(index: Int) async throws {
-        let (name, body) = Self.bodies[index]
+        let file = try Self.makeFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (name, body) = Self.bodies(file)[index]
         try await withTestServer { server in
             var configuration = ServiceActor.Configuration.testing(server.baseURL)
             configuration.telemetry.metricsFactory = TestMetrics()
@@ -46,7 +51,10 @@ import Testing
 
     /// Both read a body's length before any transfer checks it (`-1..<Int64.max` trapped in `range.count`).
     @Test func itsLengthAndURLRequestNeverTrap() throws {
-        for (name, body) in Self.bodies {
+        let file = try Self.makeFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(Self.bodies(file).count == Self.count)
+        for (name, body) in Self.bodies(file) {
             if let length = body.knownLength { #expect(length >= 0, "\(name): \(length)") }
             var request = HTTPRequest(method: .put, url: try #require(URL(string: "http://127.0.0.1:9/")))
             request.body = body
