@@ -16,6 +16,11 @@ import NIOPosix
 /// - `/not-http`: bytes that are not HTTP.
 /// - `/folded-first-header`: a 200 whose first header line is folded (starts with a space), so
 ///   it continues a header that does not exist (RFC 9112 §5.2 deprecates folding altogether).
+/// - Coded bodies of ``TestServer/codedText``, each with complete HTTP framing: `/gzip-whole`;
+///   `/gzip-cut` (the gzip stream stops halfway, and Content-Length says so); `/gzip-cut-chunked` (the same, chunked); `/gzip-members` (the text's two halves as two
+///   gzip members); `/gzip-padded` (zero bytes after the member); `/gzip-corrupt` (a byte
+///   flipped midway); `/deflate-zlib` and `/deflate-raw` (HTTP's `deflate`, with zlib's wrapper
+///   and without); `/brotli` (`Content-Encoding: br`, which Courier does not offer).
 /// - `/keepalive-then-drop`: answers the first request of a connection completely, keeping it
 ///   alive; reads the next request on that connection and closes it without an answer — the
 ///   race in which libcurl silently re-sends a request the server has already received.
@@ -204,9 +209,44 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             write("HTTP/1.1 200 OK\r\n X-Folded: continues nothing\r\nContent-Length: 2\r\n\r\nok", context, close: true)
         case "/not-http":
             write("SSH-2.0-OpenSSH_9.0 definitely not http\r\n\r\n", context, close: true)
+        case let path where path.hasPrefix("/gzip-") || path.hasPrefix("/deflate-") || path == "/brotli":
+            writeCoded(path, context)
         default:
             write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", context, close: true)
         }
+    }
+
+    /// One of the coded bodies (see the type's list).
+    private func writeCoded(_ path: String, _ context: ChannelHandlerContext) {
+        let text = TestServer.codedText
+        let gzip = Gzip.compress(text)
+        var coding = "gzip"
+        var body: Data
+        switch path {
+        case "/gzip-whole": body = gzip
+        case "/gzip-cut", "/gzip-cut-chunked": body = gzip.prefix(gzip.count / 2)
+        case "/gzip-members": body = Gzip.compress(text.prefix(text.count / 2)) + Gzip.compress(text.dropFirst(text.count / 2))
+        case "/gzip-padded": body = gzip + Data(count: 8)
+        case "/gzip-corrupt":
+            body = gzip
+            body[body.startIndex + body.count / 2] ^= 0xFF
+        case "/deflate-zlib": (coding, body) = ("deflate", Gzip.compress(text, windowBits: 15))
+        case "/deflate-raw": (coding, body) = ("deflate", Gzip.compress(text, windowBits: -15))
+        default: (coding, body) = ("br", Data("not brotli".utf8))
+        }
+        var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Encoding: \(coding)\r\nConnection: close\r\n")
+        if path.hasSuffix("-chunked") {
+            buffer.writeString("Transfer-Encoding: chunked\r\n\r\n\(String(body.count, radix: 16))\r\n")
+            buffer.writeBytes(body)
+            buffer.writeString("\r\n0\r\n\r\n")
+        } else {
+            buffer.writeString("Content-Length: \(body.count)\r\n\r\n")
+            buffer.writeBytes(body)
+        }
+        // Closed after the whole response (the handler answers one request a connection): the
+        // framing is complete either way.
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
     private func write(_ text: String, _ context: ChannelHandlerContext, close: Bool = false) {

@@ -174,6 +174,10 @@ public final class TestServer: Sendable {
 
 extension TestServer {
     /// What `/gzip` (any method) holds once decoded.
+    /// What the raw fault server's coded bodies hold (`/gzip-cut`, …): 6,000 numbered lines,
+    /// about 220 KB, whose gzip spans several of curl's 16 KiB buffers.
+    public static let codedText = Data((0..<6000).map { "line \($0): the quick brown fox \($0 * 7919 % 10007)\n" }.joined().utf8)
+
     public static let gzipText = String(repeating: "Courier asked for gzip, and curl decoded it.\n", count: 8)
     /// What `/gzip` sends, always with `Content-Encoding: gzip`: ``gzipText`` compressed
     /// (Python's `gzip.compress(…, mtime=0)`, 69 bytes).

@@ -1,8 +1,9 @@
-import CZlib
 import Foundation
 
-/// Decodes a gzip file into another, a megabyte at a time, with zlib: the end of a download of a
-/// gzip-stored object. zlib checks gzip's own CRC-32 and length as it goes.
+/// Decodes a gzip file into another, a megabyte at a time: the end of a download of a
+/// gzip-stored object. The transport's ``ContentDecoder`` does the work, so a file is held to
+/// what a response is: every member decoded (RFC 1952 §2.2), gzip's CRC-32 and length checked
+/// by zlib, and data that stops before its end refused.
 enum GzipDecoder {
     static func decode(_ source: URL, to destination: URL) throws {
         guard let input = FileHandle(forReadingAtPath: source.path) else {
@@ -14,34 +15,20 @@ enum GzipDecoder {
             throw TransportError(.fileError, message: "cannot write \(destination.path)")
         }
         defer { try? output.close() }
-        var stream = z_stream()
-        // 16 + 15: a gzip wrapper, the largest window.
-        guard inflateInit2_(&stream, 16 + 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw TransportError(.unknown, message: "zlib did not start")
+        let decoder = try ContentDecoder(.gzip)
+        var writeError: (any Error)?
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            let complete = try chunk.withUnsafeBytes { bytes in
+                try decoder.decode(bytes) { piece in
+                    do { try output.write(contentsOf: piece) } catch { writeError = error }
+                    return writeError == nil
+                }
+            }
+            if let writeError { throw TransportError(.fileError, message: "cannot write \(destination.path): \(writeError)") }
+            guard complete else { break }
         }
-        defer { inflateEnd(&stream) }
-        var out = [UInt8](repeating: 0, count: 1 << 20)
-        var status = Z_OK
-        while status != Z_STREAM_END {
-            guard let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty else {
-                throw TransportError(.protocolError, message: "the gzip data ended before its end (\(stream.total_in) bytes read)")
-            }
-            try chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-                stream.next_in = UnsafeMutablePointer(mutating: raw.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(truncatingIfNeeded: raw.count) // a read of at most 1 MiB
-                repeat {
-                    let produced = out.withUnsafeMutableBufferPointer { buffer -> Int in
-                        stream.next_out = buffer.baseAddress
-                        stream.avail_out = uInt(truncatingIfNeeded: buffer.count) // 1 MiB
-                        status = inflate(&stream, Z_NO_FLUSH)
-                        return buffer.count - Int(stream.avail_out)
-                    }
-                    guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && produced == 0) else {
-                        throw TransportError(.protocolError, message: "the stored bytes are not valid gzip (zlib \(status) after \(stream.total_in) bytes)")
-                    }
-                    if produced > 0 { try output.write(contentsOf: out[0..<produced]) }
-                } while stream.avail_out == 0 && status != Z_STREAM_END
-            }
+        guard decoder.isComplete else {
+            throw TransportError(.protocolError, message: "the gzip data ended before its end (\(decoder.decodedCount) bytes decoded)")
         }
     }
 }

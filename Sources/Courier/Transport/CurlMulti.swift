@@ -453,11 +453,12 @@ final class CurlMulti {
 enum CurlGlobal {
     static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
 
-    /// The `Accept-Encoding` line of automatic decompression, nil when this libcurl decodes nothing.
-    static let acceptEncodingLine: String? = acceptedEncodings.isEmpty ? nil : "Accept-Encoding: \(acceptedEncodings)"
+    /// The `Accept-Encoding` line of automatic decompression: what Courier decodes itself.
+    static let acceptEncodingLine: String? = "Accept-Encoding: \(ContentDecoder.offer)"
 
     /// The `Accept-Encoding` value libcurl itself sends when `CURLOPT_ACCEPT_ENCODING` is "":
     /// what this build of it can decode ("deflate, gzip, br, zstd" with every library built in).
+    /// Set for a request that names its own `Accept-Encoding`, so curl decodes whatever it asked for.
     static let acceptedEncodings: String = {
         let found = Int(courier_content_encodings())
         var names: [String] = []

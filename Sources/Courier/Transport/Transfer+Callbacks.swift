@@ -74,14 +74,33 @@ extension Transfer {
             var code = 0
             courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
             status = Int32(truncatingIfNeeded: code)
+            if let value = receivedHeaders.contentEncoding, decodesInCourier {
+                do throws(TransportError) {
+                    decoder = try ContentDecoder.coding(of: value).map { coding throws(TransportError) in try ContentDecoder(coding) }
+                } catch {
+                    machine.abort(error)
+                    return 0
+                }
+            }
         }
+        guard let decoder else { return take(bytes) ? bytes.count : 0 }
+        do throws(TransportError) {
+            return try decoder.decode(bytes) { take($0) } ? bytes.count : 0
+        } catch {
+            machine.abort(error)
+            return 0
+        }
+    }
+
+    /// Body bytes as the caller gets them (decoded); false aborts the transfer.
+    private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
         switch machine.receive(byteCount: bytes.count, status: Int(status)) {
         case .append:
             if body.isEmpty { reserveBody() }
             body.append(bytes)
-            return bytes.count
+            return true
         case .deliver(let deliverHead, let pause):
-            guard case .stream(let buffer) = sink else { return 0 }
+            guard case .stream(let buffer) = sink else { return false }
             if deliverHead {
                 let head = readHead()
                 publishOutcome()
@@ -89,15 +108,15 @@ extension Transfer {
             }
             if buffer.append(Data(bytes)) { consumed(bytes.count) }
             if pause { setPaused(receive: true) }
-            return bytes.count
+            return true
         case .writeToFile:
             if let error = fileOutput?.write(bytes) {
                 machine.abort(error)
-                return 0
+                return false
             }
-            return bytes.count
+            return true
         case .abort:
-            return 0
+            return false
         }
     }
 

@@ -10,8 +10,8 @@ extension Transfer {
     /// pool, and the multi's settings are fixed for its life.
     struct ReuseProfile: Equatable {
         var isHTTPS: Bool
-        /// Whether curl decodes the body (`CURLOPT_ACCEPT_ENCODING`): a download, which keeps the
-        /// stored bytes, is a plain GET as a decoded `send` is, and neither may inherit the other's.
+        /// Whether curl decodes the body (`CURLOPT_ACCEPT_ENCODING`): a request that names its own
+        /// `Accept-Encoding` is a plain GET as one Courier decodes is, and neither may inherit the other's.
         var decodes: Bool
     }
 
@@ -22,7 +22,7 @@ extension Transfer {
         // worth keeping; the others' handles are reset when the pool takes them back.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
             && request.trustedCAPath == nil
-            ? ReuseProfile(isHTTPS: target.isHTTPS, decodes: decodesContent)
+            ? ReuseProfile(isHTTPS: target.isHTTPS, decodes: curlDecodes)
             : nil
         if let kept = handle.profile {
             if kept == profile {
@@ -48,7 +48,7 @@ extension Transfer {
         try handle.setURL(request.url.absoluteString)
         var tls = multi.settings.tls
         if let path = request.trustedCAPath { tls.caBundlePath = path }
-        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, decodes: decodesContent, tls: tls)
+        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, decodes: curlDecodes, tls: tls)
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
     }
@@ -99,9 +99,9 @@ extension Transfer {
             try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         }
         if decodes {
-            // Decoding on; the header is in the list. The value is what "" would make libcurl
-            // build anew for every handle (about 1,600 instructions on 7.88.1): setting the
-            // option is what turns decoding on, and a list's Accept-Encoding replaces curl's.
+            // curl decodes (a request with its own Accept-Encoding, in its list). The value is
+            // what "" would make libcurl build anew for every handle (about 1,600 instructions on
+            // 7.88.1): setting the option is what turns decoding on.
             try handle.set(CURLOPT_ACCEPT_ENCODING, CurlGlobal.acceptedEncodings)
         }
         if let proxy = settings.proxy {
@@ -127,11 +127,21 @@ extension Transfer {
 
     private var isFileDownload: Bool { fileOutput != nil }
 
-    /// curl decodes the body (automatic decompression), so the request offers what it decodes.
-    /// Not for a download to a file, which keeps the bytes as the server stored them.
-    private var decodesContent: Bool {
+    /// The body is decoded (automatic decompression): not for a download to a file, which keeps
+    /// the bytes as the server stored them.
+    private var offersDecoding: Bool {
         multi.settings.automaticDecompression && !isFileDownload && !request.keepsContentEncoding
     }
+
+    /// curl decodes only for a request that names its own `Accept-Encoding`: it may ask for a
+    /// coding Courier does not decode (br, zstd), and gets what curl decodes, unchecked.
+    private var curlDecodes: Bool {
+        offersDecoding && !request.headers.isEmpty && request.headers["Accept-Encoding"] != nil
+    }
+
+    /// Courier decodes what it offers itself (``ContentDecoder/offer``), and fails a body whose
+    /// coding did not end: curl takes a gzip stream cut halfway for a whole one.
+    var decodesInCourier: Bool { offersDecoding && !curlDecodes }
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(TransportError) {
         let method = request.method
@@ -181,19 +191,19 @@ extension Transfer {
         }
     }
 
-    /// The request's header list, with the service's User-Agent and, when curl decodes the
-    /// response, an `Accept-Encoding`, each unless the request names its own.
+    /// The request's header list, with the service's User-Agent and, when the response is
+    /// decoded, Courier's `Accept-Encoding` (``ContentDecoder/offer``), each unless the request names its own.
     ///
     /// Both travel in the list, not as `CURLOPT_USERAGENT` and `CURLOPT_ACCEPT_ENCODING`'s
     /// header: libcurl formats those options into a header anew for every request (`aprintf`, a
     /// byte at a time), about 9,000 instructions per request for the User-Agent and 8,000 for
-    /// Accept-Encoding (callgrind, Docs/Performance.md, "Decisions"). `CURLOPT_ACCEPT_ENCODING` stays set,
-    /// because it is what makes curl decode; it sends no header of its own when the list has one.
+    /// Accept-Encoding (callgrind, Docs/Performance.md, "Decisions"). Courier decodes the codings it
+    /// offers itself; `CURLOPT_ACCEPT_ENCODING` is set only for a request with an offer of its own.
     /// A request without headers of its own shares one of the multi handle's ready-made lists,
     /// so it builds none.
     private func configureHeaders(_ handle: EasyHandle) throws(TransportError) {
         let expectsBody = !request.body.isEmpty || request.method == .put || request.method == .patch
-        let decoding = decodesContent
+        let decoding = offersDecoding
         var list: UnsafeMutablePointer<curl_slist>?
         if request.headers.isEmpty && !expectsBody && !request.keepsContentEncoding {
             // Owned by the multi handle: the handle's headerList stays nil.

@@ -50,6 +50,8 @@ final class Transfer {
     @exclusivity(unchecked) var lastActivity: UInt64 = 0
     /// Body bytes moved so far, only for a request with a progress handler (see ``ProgressCounter``).
     @exclusivity(unchecked) var progressCounter: ProgressCounter?
+    /// Decodes a gzip or deflate body Courier offered to decode; made at its first byte.
+    @exclusivity(unchecked) var decoder: ContentDecoder?
 
     @exclusivity(unchecked) var machine: TransferStateMachine
     /// The URL as the transport needs it, read once (see ``RequestTarget``).
@@ -113,8 +115,11 @@ final class Transfer {
 
     /// curl reported the transfer done.
     func curlDidFinish(_ result: CURLcode) {
-        let curlError: TransportError? = result == CURLE_OK ? nil
+        var curlError: TransportError? = result == CURLE_OK ? nil
             : TransportError(curl: result, detail: easy?.errorDetail ?? "", url: request.url.absoluteString)
+        // A coded body whose coding had not ended is cut, however complete its framing was.
+        if curlError == nil, let decoder, !decoder.isComplete { curlError = decoder.incompleteError }
+        decoder = nil
         switch machine.finish(curlError) {
         case .succeed(let deliverHead, let release):
             // Read again for a stream, whose head went out earlier: keeping it would cost every

@@ -5,12 +5,13 @@ import Foundation
 /// `contentEncoding: gzip`, and the decompressive transcoding Cloud Storage applies for a
 /// client that does not accept gzip.
 public enum Gzip {
-    /// `data` compressed into one gzip member.
-    public static func compress(_ data: Data) -> Data {
+    /// `data` compressed into one gzip member (`windowBits` 16 + 15); 15 makes zlib's wrapper
+    /// (HTTP's `deflate`), -15 raw deflate.
+    public static func compress(_ data: Data, windowBits: Int32 = 16 + 15) -> Data {
         // zlib counts a buffer in 32 bits: more than that in one call is refused, not narrowed.
         guard uInt(exactly: data.count) != nil else { return Data() }
         var stream = z_stream()
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return Data() }
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)

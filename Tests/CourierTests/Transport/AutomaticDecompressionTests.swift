@@ -5,16 +5,17 @@ import Foundation
 import Testing
 
 /// Automatic decompression (`Configuration.transport.automaticDecompression`, on by default):
-/// the request offers what libcurl decodes, once, in the header list Courier builds (not curl's
-/// per-request `Accept-Encoding` formatting: Docs/PerformanceDecisions.md), and the body arrives
-/// decoded. Against the test server, whose `/gzip` always answers gzip-compressed.
+/// the request offers what Courier decodes itself (`deflate, gzip`: ContentDecodingTests), once,
+/// in the header list Courier builds (not curl's per-request `Accept-Encoding` formatting:
+/// Docs/PerformanceDecisions.md), and the body arrives decoded. Against the test server, whose
+/// `/gzip` always answers gzip-compressed.
 @Suite struct AutomaticDecompressionTests {
     static func offers(_ echo: Echo) -> [String] {
         echo.headers.filter { $0[0].lowercased() == "accept-encoding" }.map { $0[1] }
     }
 
-    @Test func theOfferIsWhatLibcurlDecodesAndGoesOutOnce() async throws {
-        #expect(CurlGlobal.acceptedEncodings.contains("gzip"))
+    @Test func theOfferIsWhatCourierDecodesAndGoesOutOnce() async throws {
+        #expect(ContentDecoder.offer == "deflate, gzip")
         try await withServerAndService { server, service in
             var withHeaders = HTTPRequest(url: server.url("/echo"))
             withHeaders.headers["X-Custom"] = "1" // a header list of its own, not the shared one
@@ -22,7 +23,7 @@ import Testing
             // Twice each: the second finds a reused handle that keeps its options.
             for request in [HTTPRequest(url: server.url("/echo")), withHeaders, withBody, HTTPRequest(url: server.url("/echo")), withHeaders] {
                 let echo = try Echo(try await service.send(request))
-                #expect(Self.offers(echo) == [CurlGlobal.acceptedEncodings], "\(request.method) \(request.headers)")
+                #expect(Self.offers(echo) == [ContentDecoder.offer], "\(request.method) \(request.headers)")
             }
         }
     }
@@ -60,6 +61,19 @@ import Testing
                     let decoded = try await service.send(HTTPRequest(url: server.url("/gzip")))
                     #expect(String(decoding: decoded.body, as: UTF8.self) == TestServer.gzipText)
                 }
+            }
+        }
+    }
+
+    /// A request's own offer may name codings Courier does not decode (br, zstd): curl decodes
+    /// it, whatever it asked for, and the handle it leaves serves Courier's decoding next.
+    @Test func aRequestWithItsOwnOfferIsDecodedByCurl() async throws {
+        try await withServerAndService { server, service in
+            for own in [true, false, true] {
+                var request = HTTPRequest(url: server.url("/gzip"))
+                if own { request.headers["Accept-Encoding"] = "br, gzip" }
+                let response = try await service.send(request)
+                #expect(String(decoding: response.body, as: UTF8.self) == TestServer.gzipText, "own offer: \(own)")
             }
         }
     }

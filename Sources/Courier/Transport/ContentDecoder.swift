@@ -1,0 +1,112 @@
+import CZlib
+import Foundation
+
+/// Decodes a gzip or deflate body as it arrives, and knows whether it ended where its encoding
+/// says it ends.
+///
+/// libcurl's own decoding (7.88.1 and 8.14.1 alike) takes a gzip stream that stops halfway, in a
+/// response whose framing is complete, as a whole body: the call succeeded with half the data.
+/// So Courier offers the codings it decodes itself (``offer``), lets libcurl pass the bytes as
+/// they came, and fails a body whose stream has not ended (``isComplete``) when the transfer does.
+/// gzip's own CRC-32 and length are checked by zlib at the member's end. Loop-confined, as its
+/// ``Transfer`` is.
+final class ContentDecoder {
+    enum Coding: Equatable {
+        case gzip, deflate
+    }
+
+    /// The `Accept-Encoding` Courier sends: what it decodes.
+    static let offer = "deflate, gzip"
+
+    /// The coding of a `Content-Encoding` value; nil for `identity` (nothing to do). Throws for
+    /// a coding Courier did not offer or a chain of them.
+    static func coding(of value: String) throws(TransportError) -> Coding? {
+        let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        switch codings {
+        case []: return nil
+        case ["gzip"], ["x-gzip"]: return .gzip
+        case ["deflate"]: return .deflate
+        default:
+            throw TransportError(.protocolError, message: "the response's Content-Encoding \(value.prefix(100)) was not offered and cannot be decoded (Courier offers \(offer))")
+        }
+    }
+
+    private let coding: Coding
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let output: UnsafeMutableRawBufferPointer
+    /// Whether the last member (gzip) or the stream (deflate) ended.
+    private(set) var isComplete = false
+    /// Bytes decoded so far, for the error message.
+    private(set) var decodedCount: Int64 = 0
+
+    init(_ coding: Coding) throws(TransportError) {
+        self.coding = coding
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        output = .allocate(byteCount: 32 << 10, alignment: 16)
+        // gzip: 16 + 15 (a gzip wrapper, the largest window); deflate: zlib's wrapper (15),
+        // or raw deflate when the first bytes say so (``decode(_:_:)``), as libcurl accepts both.
+        guard inflateInit2_(stream, coding == .gzip ? 16 + 15 : 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            stream.deallocate()
+            output.deallocate()
+            throw TransportError(.unknown, message: "zlib did not start")
+        }
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deallocate()
+        output.deallocate()
+    }
+
+    /// Decodes `input`, handing each piece to `deliver`, which returns false to stop (the body's
+    /// limit, say): then nothing more is decoded. Throws for bytes that are not the coding.
+    func decode(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
+        guard let base = input.baseAddress, !input.isEmpty else { return true }
+        var consumed = 0
+        while true {
+            if isComplete {
+                // Another gzip member may follow (RFC 1952 §2.2: it starts 1f 8b); other bytes after
+                // the end (padding) are ignored, as after a deflate stream.
+                guard consumed < input.count, coding == .gzip, input[consumed] == 0x1F else { return true }
+                inflateReset(stream)
+                isComplete = false
+            }
+            // At most 1 GiB a call: curl hands at most its buffer's size, but uInt is 32 bits.
+            let offered = min(input.count - consumed, 1 << 30)
+            var status = inflate(from: base + consumed, count: offered)
+            if status == Z_DATA_ERROR, coding == .deflate, decodedCount == 0, consumed == 0, stream.pointee.total_out == 0 {
+                // Not zlib's wrapper: raw deflate, as some servers send for "deflate".
+                inflateReset2(stream, -15)
+                status = inflate(from: base, count: offered)
+            }
+            let produced = output.count - Int(stream.pointee.avail_out)
+            consumed += offered - Int(stream.pointee.avail_in)
+            guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && produced == 0) else {
+                let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib \(status)"
+                throw TransportError(.protocolError, message: "the response body is not valid \(coding) (\(detail) after \(decodedCount) decoded bytes)")
+            }
+            if status == Z_STREAM_END { isComplete = true }
+            if produced > 0 {
+                decodedCount += Int64(produced)
+                guard deliver(UnsafeRawBufferPointer(rebasing: output[0..<produced])) else { return false }
+            }
+            // A full output buffer may leave more to give; otherwise done once the input is taken.
+            if produced < output.count, consumed >= input.count || status == Z_BUF_ERROR { return true }
+        }
+    }
+
+    private func inflate(from input: UnsafeRawPointer, count: Int) -> Int32 {
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(truncatingIfNeeded: count) // at most 1 GiB
+        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(truncatingIfNeeded: output.count) // 32 KiB
+        return CZlib.inflate(stream, Z_NO_FLUSH)
+    }
+
+    /// The error for a body whose transfer ended before its coding did.
+    var incompleteError: TransportError {
+        TransportError(.protocolError, message: "the \(coding) body ended before its end: the response is incomplete (\(decodedCount) bytes decoded)")
+    }
+}

@@ -1,0 +1,77 @@
+@testable import Courier
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// Coded bodies Courier decodes itself (it offers `deflate, gzip`), against the raw fault
+/// server's exact bytes. libcurl's decoding (7.88.1 and 8.14.1) returned a gzip stream cut
+/// halfway, in a response whose framing was complete, as a whole body: `send` answered 200
+/// with 116,328 of 248,902 bytes (curl's CLI, the same library, did the same and exited 0).
+@Suite struct ContentDecodingTests {
+    @Test(arguments: ["/gzip-cut", "/gzip-cut-chunked"])
+    func aGzipStreamThatStopsHalfwayFailsEveryWayItIsRead(path: String) async throws {
+        try await withServerAndService { server, service in
+            let error = await #expect(throws: TransportError.protocolError) { try await service.send(HTTPRequest(url: server.faultURL(path))) }
+            #expect(error?.message.contains("ended before its end") == true, "\(String(describing: error))")
+            // A stream: its head arrives, then the sequence throws instead of ending.
+            let stream = try await service.stream(HTTPRequest(url: server.faultURL(path)))
+            #expect(stream.status == 200)
+            await #expect(throws: TransportError.protocolError) {
+                for try await _ in stream.body {}
+            }
+        }
+    }
+
+    @Test(arguments: ["/gzip-whole", "/gzip-members", "/gzip-padded", "/deflate-zlib", "/deflate-raw"])
+    func wholeBodiesDecode(path: String) async throws {
+        try await withServerAndService { server, service in
+            let response = try await service.send(HTTPRequest(url: server.faultURL(path)))
+            #expect(response.status == 200)
+            #expect(response.body == TestServer.codedText, "\(path): \(response.body.count) bytes")
+            let stream = try await service.stream(HTTPRequest(url: server.faultURL(path)))
+            var streamed = Data()
+            for try await chunk in stream.body { streamed.append(chunk) }
+            #expect(streamed == TestServer.codedText, "\(path), streamed")
+        }
+    }
+
+    @Test(arguments: ["/gzip-corrupt", "/brotli"])
+    func corruptOrUnofferedCodingsAreProtocolErrors(path: String) async throws {
+        try await withServerAndService { server, service in
+            await #expect(throws: TransportError.protocolError) { try await service.send(HTTPRequest(url: server.faultURL(path))) }
+        }
+    }
+
+    /// The body limit counts decoded bytes: a small coded body cannot fill memory.
+    @Test func theBodyLimitCountsDecodedBytes() async throws {
+        try await withServerAndService(configure: { $0.transport.maxResponseBodySize = 100_000 }) { server, service in
+            await #expect(throws: TransportError.bodyTooLarge) { try await service.send(HTTPRequest(url: server.faultURL("/gzip-whole"))) }
+        }
+    }
+
+    /// The decoder alone, fed the same bytes in every split: the same text, and complete only at the end.
+    @Test func anyChunkingDecodesTheSame() throws {
+        let text = TestServer.codedText
+        let gzip = Gzip.compress(text)
+        for size in [1, 7, 4096, 16384, gzip.count] {
+            let decoder = try ContentDecoder(.gzip)
+            var out = Data()
+            var start = gzip.startIndex
+            while start < gzip.endIndex {
+                let end = min(start + size, gzip.endIndex)
+                #expect(decoder.isComplete == false)
+                _ = try gzip[start..<end].withUnsafeBytes { bytes in
+                    try decoder.decode(bytes) { out.append(contentsOf: $0); return true }
+                }
+                start = end
+            }
+            #expect(out == text, "chunks of \(size)")
+            #expect(decoder.isComplete)
+        }
+        #expect(throws: TransportError.protocolError) { try ContentDecoder.coding(of: "br") }
+        #expect(throws: TransportError.protocolError) { try ContentDecoder.coding(of: "gzip, gzip") }
+        #expect(try ContentDecoder.coding(of: "identity") == nil)
+        #expect(try ContentDecoder.coding(of: " X-GZIP ") == .gzip)
+    }
+}
