@@ -15,9 +15,12 @@ extension ServiceActor.Configuration {
         /// Whether 3xx answers are followed, and how many at most.
         public var followRedirects = true
         public var maxRedirects = 10
-        /// Offer what libcurl can decode (`Accept-Encoding: deflate, gzip, br, zstd` with every
-        /// decoder built in) and decode a compressed body transparently. A request that names its
-        /// own `Accept-Encoding` sends that one; a body written to a file
+        /// Offer `Accept-Encoding: deflate, gzip` and decode a compressed body transparently.
+        /// Courier decodes it itself, so a body whose gzip or deflate stream stops before its end
+        /// fails with ``TransportError/protocolError`` even when the response's framing was complete
+        /// (libcurl's decoding took such a body for a whole one). A request that names its own
+        /// `Accept-Encoding` sends that one and is decoded by libcurl, which knows br and zstd too,
+        /// without that check; a body written to a file
         /// (``ServiceActor/send(_:writingBodyTo:append:options:)``) is neither offered nor decoded.
         public var automaticDecompression = true
         /// The largest body ``ServiceActor/send(_:options:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.
