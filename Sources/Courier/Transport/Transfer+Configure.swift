@@ -128,9 +128,11 @@ extension Transfer {
     private var isFileDownload: Bool { fileOutput != nil }
 
     /// The body is decoded (automatic decompression): not for a download to a file, which keeps
-    /// the bytes as the server stored them.
+    /// the bytes as the server stored them, nor for a request with a `Range`, whose part of a
+    /// coded body could never decode whole (Go's transport offers no gzip for one either).
     private var offersDecoding: Bool {
         multi.settings.automaticDecompression && !isFileDownload && !request.keepsContentEncoding
+            && (request.headers.isEmpty || request.headers["Range"] == nil)
     }
 
     /// curl decodes only for a request that names its own `Accept-Encoding`: it may ask for a

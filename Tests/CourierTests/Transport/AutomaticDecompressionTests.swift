@@ -78,6 +78,20 @@ import Testing
         }
     }
 
+    /// A part of a coded body cannot decode whole: a request with a `Range` offers nothing (as
+    /// Go's transport does), and a server that codes it anyway is not decoded.
+    @Test func aRangedRequestOffersNothingAndIsNotDecoded() async throws {
+        try await withServerAndService { server, service in
+            var request = HTTPRequest(url: server.url("/echo"))
+            request.headers["Range"] = "bytes=0-99"
+            #expect(Self.offers(try Echo(try await service.send(request))).isEmpty)
+            var coded = HTTPRequest(url: server.faultURL("/gzip-cut"))
+            coded.headers["Range"] = "bytes=0-"
+            let response = try await service.send(coded)
+            #expect(response.headers["Content-Encoding"] == "gzip" && response.body.prefix(2) == Data([0x1F, 0x8B]))
+        }
+    }
+
     @Test func aRequestsOwnOfferWinsAndIsTheOnlyOne() async throws {
         try await withServerAndService { server, service in
             var request = HTTPRequest(url: server.url("/echo"))
