@@ -306,6 +306,7 @@ final class CurlMulti {
         // clears the count only in curl_easy_reset: a kept handle would fail the sixth
         // request that ever met a kept-alive connection the server had closed.
         if reset { easy.profile = nil }
+        if easy.decoder != nil { easy.decoder = nil }
         pool.recycle(easy)
     }
 

@@ -28,6 +28,10 @@ final class EasyHandle: DeadlineScheduled {
     /// (``DeadlineSchedule``). Here, not in the transfer: only an attached transfer has deadlines,
     /// and a waiting query's memory stays as it was.
     @exclusivity(unchecked) var deadlineLinks = DeadlineLinks<EasyHandle>()
+    /// Decodes the body of the transfer that holds this handle, when it is gzip or deflate and
+    /// Courier offered to decode it (``ContentDecoder``); made at the body's first byte, dropped
+    /// when the handle goes back. Here, not in the transfer, for the same reason as ``deadlineLinks``.
+    @exclusivity(unchecked) var decoder: ContentDecoder?
     /// The TLS session cache this handle uses (`CURLOPT_SHARE`), held so it outlives the handle.
     /// Attached once, when the handle is made: `curl_easy_reset` keeps it (it is not an option
     /// of `data->set`, which the reset clears).

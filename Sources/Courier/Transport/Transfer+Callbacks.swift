@@ -76,14 +76,14 @@ extension Transfer {
             status = Int32(truncatingIfNeeded: code)
             if let value = receivedHeaders.contentEncoding, decodesInCourier {
                 do throws(TransportError) {
-                    decoder = try ContentDecoder.coding(of: value).map { coding throws(TransportError) in try ContentDecoder(coding) }
+                    easy.decoder = try ContentDecoder.coding(of: value).map { coding throws(TransportError) in try ContentDecoder(coding) }
                 } catch {
                     machine.abort(error)
                     return 0
                 }
             }
         }
-        guard let decoder else { return take(bytes) ? bytes.count : 0 }
+        guard let decoder = easy?.decoder else { return take(bytes) ? bytes.count : 0 }
         do throws(TransportError) {
             return try decoder.decode(bytes) { take($0) } ? bytes.count : 0
         } catch {

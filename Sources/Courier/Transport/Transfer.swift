@@ -50,8 +50,6 @@ final class Transfer {
     @exclusivity(unchecked) var lastActivity: UInt64 = 0
     /// Body bytes moved so far, only for a request with a progress handler (see ``ProgressCounter``).
     @exclusivity(unchecked) var progressCounter: ProgressCounter?
-    /// Decodes a gzip or deflate body Courier offered to decode; made at its first byte.
-    @exclusivity(unchecked) var decoder: ContentDecoder?
 
     @exclusivity(unchecked) var machine: TransferStateMachine
     /// The URL as the transport needs it, read once (see ``RequestTarget``).
@@ -118,8 +116,7 @@ final class Transfer {
         var curlError: TransportError? = result == CURLE_OK ? nil
             : TransportError(curl: result, detail: easy?.errorDetail ?? "", url: request.url.absoluteString)
         // A coded body whose coding had not ended is cut, however complete its framing was.
-        if curlError == nil, let decoder, !decoder.isComplete { curlError = decoder.incompleteError }
-        decoder = nil
+        if curlError == nil, let decoder = easy?.decoder, !decoder.isComplete { curlError = decoder.incompleteError }
         switch machine.finish(curlError) {
         case .succeed(let deliverHead, let release):
             // Read again for a stream, whose head went out earlier: keeping it would cost every
