@@ -149,9 +149,10 @@ struct ReceivedHeaderCollector: ~Copyable {
     private var folding = false
     /// The blank line that ends the head arrived: later lines are trailers, not kept.
     private(set) var headEnded = false
-    /// The `Content-Encoding` value(s) of this response, noted as its lines pass (the transport
-    /// decodes by it before anyone reads the headers); nil without one.
-    private var noted: String?
+    /// A `Content-Encoding` line passed (the transport decodes by it before anyone reads the
+    /// headers). A flag, not the value: the collector lives in every waiting transfer, and a
+    /// string here cost 32 bytes a waiting query (the 100,000-in-flight probe).
+    private var sawContentEncoding = false
 
     init() {}
 
@@ -175,7 +176,7 @@ struct ReceivedHeaderCollector: ~Copyable {
             handedOut = nil
             folding = false
             headEnded = false
-            noted = nil
+            sawContentEncoding = false
             return true
         }
         guard !headEnded else { return false }
@@ -184,7 +185,7 @@ struct ReceivedHeaderCollector: ~Copyable {
         } else {
             // Three byte tests turn away every other line (the colon right after 16 bytes first).
             if end > 16, start[16] == UInt8(ascii: ":"), start[7] == UInt8(ascii: "-"), Self.isContentEncoding(start) {
-                note(start, end)
+                sawContentEncoding = true
             }
             append(start, end)
         }
@@ -193,7 +194,11 @@ struct ReceivedHeaderCollector: ~Copyable {
 
     /// This response's `Content-Encoding`, every line of it joined; nil without one.
     var contentEncoding: String? {
-        mutating get { folding ? headers["Content-Encoding"] : noted }
+        mutating get {
+            guard sawContentEncoding || folding else { return nil }
+            let values = headers.values(for: "Content-Encoding")
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
     }
 
     private static func isContentEncoding(_ line: UnsafePointer<UInt8>) -> Bool {
@@ -205,14 +210,6 @@ struct ReceivedHeaderCollector: ~Copyable {
         return true
     }
 
-    private mutating func note(_ line: UnsafePointer<UInt8>, _ end: Int) {
-        var first = 17
-        var last = end
-        while first < last, HTTPSyntax.isBlank(line[first]) { first += 1 }
-        while last > first, HTTPSyntax.isBlank(line[last - 1]) { last -= 1 }
-        let value = String(decoding: UnsafeBufferPointer(start: line + first, count: last - first), as: UTF8.self)
-        noted = noted.map { "\($0), \(value)" } ?? value
-    }
 
     /// Copies one field line into the buffer, with `\n` after it.
     @inline(__always)
