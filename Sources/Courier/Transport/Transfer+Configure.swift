@@ -18,11 +18,13 @@ extension Transfer {
     /// Sets every option for this request: only the per-request ones when the handle still
     /// holds a plain GET's options of the same profile, all of them on a reset handle otherwise.
     func configure(_ handle: EasyHandle) throws(TransportError) {
+        // Read once: it looks up the request's Accept-Encoding when the request has headers.
+        let decodes = curlDecodes
         // Only a plain GET (no body, no file, no custom method, no CA of its own) leaves options
         // worth keeping; the others' handles are reset when the pool takes them back.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
             && request.trustedCAPath == nil
-            ? ReuseProfile(isHTTPS: target.isHTTPS, decodes: curlDecodes)
+            ? ReuseProfile(isHTTPS: target.isHTTPS, decodes: decodes)
             : nil
         if let kept = handle.profile {
             if kept == profile {
@@ -31,7 +33,7 @@ extension Transfer {
             }
             handle.reset()
         }
-        try configureEverything(handle)
+        try configureEverything(handle, decodes: decodes)
         handle.profile = profile
         multi.lastProfile = profile
     }
@@ -44,11 +46,11 @@ extension Transfer {
         try configureHeaders(handle)
     }
 
-    private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
+    private func configureEverything(_ handle: EasyHandle, decodes: Bool) throws(TransportError) {
         try handle.setURL(request.url.absoluteString)
         var tls = multi.settings.tls
         if let path = request.trustedCAPath { tls.caBundlePath = path }
-        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, decodes: curlDecodes, tls: tls)
+        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, decodes: decodes, tls: tls)
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
     }
