@@ -71,18 +71,6 @@ static inline unsigned int courier_curl_version_num(void) {
     return curl_version_info(CURLVERSION_NOW)->version_num;
 }
 
-/* The content encodings this libcurl decodes, in the order libcurl lists them itself when
-   CURLOPT_ACCEPT_ENCODING is "" (deflate, gzip, br, zstd; each only when built in). */
-enum { courier_encoding_zlib = 1, courier_encoding_brotli = 2, courier_encoding_zstd = 4 };
-static inline int courier_content_encodings(void) {
-    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
-    int found = 0;
-    if (info->features & CURL_VERSION_LIBZ) found |= courier_encoding_zlib;
-    if (info->features & CURL_VERSION_BROTLI) found |= courier_encoding_brotli;
-    if (info->features & CURL_VERSION_ZSTD) found |= courier_encoding_zstd;
-    return found;
-}
-
 // MARK: - Easy handle info
 
 static inline CURLcode courier_easy_getinfo_long(CURL *h, CURLINFO i, long *out) {

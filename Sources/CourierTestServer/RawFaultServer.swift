@@ -20,7 +20,8 @@ import NIOPosix
 ///   `/gzip-cut` (the gzip stream stops halfway, and Content-Length says so); `/gzip-cut-chunked` (the same, chunked); `/gzip-members` (the text's two halves as two
 ///   gzip members); `/gzip-padded` (zero bytes after the member); `/gzip-corrupt` (a byte
 ///   flipped midway); `/deflate-zlib` and `/deflate-raw` (HTTP's `deflate`, with zlib's wrapper
-///   and without); `/brotli` (`Content-Encoding: br`, which Courier does not offer).
+///   and without); `/brotli` (`Content-Encoding: br`, which Courier does not offer); `/zstd-whole`
+///   and `/zstd-cut` (a zstd frame, whole and stopping halfway: ``Zstd``).
 /// - `/keepalive-then-drop`: answers the first request of a connection completely, keeping it
 ///   alive; reads the next request on that connection and closes it without an answer — the
 ///   race in which libcurl silently re-sends a request the server has already received.
@@ -209,7 +210,7 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             write("HTTP/1.1 200 OK\r\n X-Folded: continues nothing\r\nContent-Length: 2\r\n\r\nok", context, close: true)
         case "/not-http":
             write("SSH-2.0-OpenSSH_9.0 definitely not http\r\n\r\n", context, close: true)
-        case let path where path.hasPrefix("/gzip-") || path.hasPrefix("/deflate-") || path == "/brotli":
+        case let path where path.hasPrefix("/gzip-") || path.hasPrefix("/deflate-") || path.hasPrefix("/zstd-") || path == "/brotli":
             writeCoded(path, context)
         default:
             write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", context, close: true)
@@ -232,6 +233,9 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             body[body.startIndex + body.count / 2] ^= 0xFF
         case "/deflate-zlib": (coding, body) = ("deflate", Gzip.compress(text, windowBits: 15))
         case "/deflate-raw": (coding, body) = ("deflate", Gzip.compress(text, windowBits: -15))
+        case "/zstd-whole", "/zstd-cut":
+            let frame = Zstd.rawFrame(text)
+            (coding, body) = ("zstd", path == "/zstd-cut" ? frame.prefix(frame.count / 2) : frame)
         default: (coding, body) = ("br", Data("not brotli".utf8))
         }
         var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Encoding: \(coding)\r\nConnection: close\r\n")

@@ -19,8 +19,8 @@ extension ServiceActor.Configuration {
         /// Courier decodes it itself, so a body whose gzip or deflate stream stops before its end
         /// fails with ``TransportError/protocolError`` even when the response's framing was complete
         /// (libcurl's decoding took such a body for a whole one). A request that names its own
-        /// `Accept-Encoding` sends that one and is decoded by libcurl, which knows br and zstd too,
-        /// without that check; a body written to a file
+        /// `Accept-Encoding` sends that one: an answer in gzip or deflate is decoded the same way,
+        /// one in another coding (br, zstd) arrives as sent, `Content-Encoding` kept; a body written to a file
         /// (``ServiceActor/send(_:writingBodyTo:append:options:)``) is neither offered nor decoded.
         public var automaticDecompression = true
         /// The largest body ``ServiceActor/send(_:options:)`` buffers; a larger one fails with ``TransportError/bodyTooLarge``.

@@ -6,8 +6,10 @@ import Foundation
 ///
 /// libcurl's own decoding (7.88.1 and 8.14.1 alike) takes a gzip stream that stops halfway, in a
 /// response whose framing is complete, as a whole body: the call succeeded with half the data.
-/// So Courier offers the codings it decodes itself (``offer``), lets libcurl pass the bytes as
-/// they came, and fails a body whose stream has not ended (``isComplete``) when the transfer does.
+/// So libcurl never decodes: Courier offers the codings it decodes itself (``offer``), lets
+/// libcurl pass the bytes as they came, and fails a body whose stream has not ended
+/// (``isComplete``) when the transfer does. (A request that names its own `Accept-Encoding` gets
+/// any other coding as sent: ``Transfer``'s `received`.)
 /// gzip's own CRC-32 and length are checked by zlib at the member's end. Loop-confined, as its
 /// ``Transfer`` is.
 final class ContentDecoder {
@@ -18,18 +20,29 @@ final class ContentDecoder {
     /// The `Accept-Encoding` Courier sends: what it decodes.
     static let offer = "deflate, gzip"
 
-    /// The coding of a `Content-Encoding` value; nil for `identity` (nothing to do). Throws for
-    /// a coding Courier did not offer or a chain of them.
-    static func coding(of value: String) throws(TransportError) -> Coding? {
+    /// What a `Content-Encoding` value asks of the receiver.
+    enum Decoding: Equatable {
+        /// None, or `identity`: the bytes are the body.
+        case identity
+        case decode(Coding)
+        /// A coding Courier does not decode (`br`, `zstd`), or a chain of codings.
+        case unsupported
+    }
+
+    static func decoding(of value: String) -> Decoding {
         let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
         switch codings {
-        case []: return nil
-        case ["gzip"], ["x-gzip"]: return .gzip
-        case ["deflate"]: return .deflate
-        default:
-            throw TransportError(.protocolError, message: "the response's Content-Encoding \(value.prefix(100)) was not offered and cannot be decoded (Courier offers \(offer))")
+        case []: return .identity
+        case ["gzip"], ["x-gzip"]: return .decode(.gzip)
+        case ["deflate"]: return .decode(.deflate)
+        default: return .unsupported
         }
+    }
+
+    /// The error for a coding Courier did not offer and cannot decode.
+    static func unofferedError(_ value: String) -> TransportError {
+        TransportError(.protocolError, message: "the response's Content-Encoding \(value.prefix(100)) was not offered and cannot be decoded (Courier offers \(offer))")
     }
 
     private let coding: Coding

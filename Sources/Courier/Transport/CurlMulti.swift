@@ -456,18 +456,6 @@ enum CurlGlobal {
 
     /// The `Accept-Encoding` line of automatic decompression: what Courier decodes itself.
     static let acceptEncodingLine: String? = "Accept-Encoding: \(ContentDecoder.offer)"
-
-    /// The `Accept-Encoding` value libcurl itself sends when `CURLOPT_ACCEPT_ENCODING` is "":
-    /// what this build of it can decode ("deflate, gzip, br, zstd" with every library built in).
-    /// Set for a request that names its own `Accept-Encoding`, so curl decodes whatever it asked for.
-    static let acceptedEncodings: String = {
-        let found = Int(courier_content_encodings())
-        var names: [String] = []
-        if found & courier_encoding_zlib != 0 { names += ["deflate", "gzip"] }
-        if found & courier_encoding_brotli != 0 { names.append("br") }
-        if found & courier_encoding_zstd != 0 { names.append("zstd") }
-        return names.joined(separator: ", ")
-    }()
 }
 
 /// A value that may only be touched on its event loop, carried across a `Sendable` boundary

@@ -74,12 +74,24 @@ extension Transfer {
             var code = 0
             courier_easy_getinfo_long(easy.raw, CURLINFO_RESPONSE_CODE, &code)
             status = Int32(truncatingIfNeeded: code)
-            if let value = receivedHeaders.contentEncoding, decodesInCourier {
-                do throws(TransportError) {
-                    easy.decoder = try ContentDecoder.coding(of: value).map { coding throws(TransportError) in try ContentDecoder(coding) }
-                } catch {
-                    machine.abort(error)
-                    return 0
+            if let value = receivedHeaders.contentEncoding, offersDecoding {
+                switch ContentDecoder.decoding(of: value) {
+                case .identity: break
+                case .decode(let coding):
+                    do throws(TransportError) {
+                        easy.decoder = try ContentDecoder(coding)
+                    } catch {
+                        machine.abort(error)
+                        return 0
+                    }
+                case .unsupported:
+                    // A coding the request asked for itself (br, zstd) arrives as sent, its
+                    // Content-Encoding kept, for the caller to decode (Go's transport and
+                    // AsyncHTTPClient do the same); one Courier did not offer is an error.
+                    guard namesOwnAcceptEncoding else {
+                        machine.abort(ContentDecoder.unofferedError(value))
+                        return 0
+                    }
                 }
             }
         }

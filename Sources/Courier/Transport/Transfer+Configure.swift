@@ -10,21 +10,16 @@ extension Transfer {
     /// pool, and the multi's settings are fixed for its life.
     struct ReuseProfile: Equatable {
         var isHTTPS: Bool
-        /// Whether curl decodes the body (`CURLOPT_ACCEPT_ENCODING`): a request that names its own
-        /// `Accept-Encoding` is a plain GET as one Courier decodes is, and neither may inherit the other's.
-        var decodes: Bool
     }
 
     /// Sets every option for this request: only the per-request ones when the handle still
     /// holds a plain GET's options of the same profile, all of them on a reset handle otherwise.
     func configure(_ handle: EasyHandle) throws(TransportError) {
-        // Read once: it looks up the request's Accept-Encoding when the request has headers.
-        let decodes = curlDecodes
         // Only a plain GET (no body, no file, no custom method, no CA of its own) leaves options
         // worth keeping; the others' handles are reset when the pool takes them back.
         let profile = request.method == .get && request.body.isEmpty && fileOutput == nil && request.idempotency != .never
             && request.trustedCAPath == nil
-            ? ReuseProfile(isHTTPS: target.isHTTPS, decodes: decodes)
+            ? ReuseProfile(isHTTPS: target.isHTTPS)
             : nil
         if let kept = handle.profile {
             if kept == profile {
@@ -33,7 +28,7 @@ extension Transfer {
             }
             handle.reset()
         }
-        try configureEverything(handle, decodes: decodes)
+        try configureEverything(handle)
         handle.profile = profile
         multi.lastProfile = profile
     }
@@ -46,11 +41,11 @@ extension Transfer {
         try configureHeaders(handle)
     }
 
-    private func configureEverything(_ handle: EasyHandle, decodes: Bool) throws(TransportError) {
+    private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
         try handle.setURL(request.url.absoluteString)
         var tls = multi.settings.tls
         if let path = request.trustedCAPath { tls.caBundlePath = path }
-        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, decodes: decodes, tls: tls)
+        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, tls: tls)
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
     }
@@ -60,7 +55,7 @@ extension Transfer {
     /// refuses one.
     static func prepare(_ handle: EasyHandle, _ multi: CurlMulti, as profile: ReuseProfile) {
         do {
-            try configureCommon(handle, multi, isHTTPS: profile.isHTTPS, decodes: profile.decodes, tls: multi.settings.tls)
+            try configureCommon(handle, multi, isHTTPS: profile.isHTTPS, tls: multi.settings.tls)
             handle.profile = profile
         } catch {
             handle.reset()
@@ -69,7 +64,7 @@ extension Transfer {
 
     /// The options that depend on the service's settings and the request's profile, not on the
     /// request itself: every transfer has them.
-    private static func configureCommon(_ handle: EasyHandle, _ multi: CurlMulti, isHTTPS: Bool, decodes: Bool,
+    private static func configureCommon(_ handle: EasyHandle, _ multi: CurlMulti, isHTTPS: Bool,
                                         tls: TLSConfiguration) throws(TransportError) {
         let settings = multi.settings
         // The handle, for the callbacks that every transfer has; see ``EasyHandle/transfer``.
@@ -100,12 +95,7 @@ extension Transfer {
             try handle.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
             try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         }
-        if decodes {
-            // curl decodes (a request with its own Accept-Encoding, in its list). The value is
-            // what "" would make libcurl build anew for every handle (about 1,600 instructions on
-            // 7.88.1): setting the option is what turns decoding on.
-            try handle.set(CURLOPT_ACCEPT_ENCODING, CurlGlobal.acceptedEncodings)
-        }
+        // No CURLOPT_ACCEPT_ENCODING: libcurl never decodes (``ContentDecoder``).
         if let proxy = settings.proxy {
             // Both set, "" included: either one left unset sends libcurl to the environment.
             try handle.set(CURLOPT_PROXY, proxy.proxy)
@@ -132,20 +122,17 @@ extension Transfer {
     /// The body is decoded (automatic decompression): not for a download to a file, which keeps
     /// the bytes as the server stored them, nor for a request with a `Range`, whose part of a
     /// coded body could never decode whole (Go's transport offers no gzip for one either).
-    private var offersDecoding: Bool {
+    /// Courier decodes what it offers itself (``ContentDecoder/offer``), and what a request that
+    /// makes its own offer gets in those codings; it fails a body whose coding did not end.
+    var offersDecoding: Bool {
         multi.settings.automaticDecompression && !isFileDownload && !request.keepsContentEncoding
             && (request.headers.isEmpty || request.headers["Range"] == nil)
     }
 
-    /// curl decodes only for a request that names its own `Accept-Encoding`: it may ask for a
-    /// coding Courier does not decode (br, zstd), and gets what curl decodes, unchecked.
-    private var curlDecodes: Bool {
-        offersDecoding && !request.headers.isEmpty && request.headers["Accept-Encoding"] != nil
+    /// The request makes its own offer: a coding in it Courier does not decode arrives as sent.
+    var namesOwnAcceptEncoding: Bool {
+        !request.headers.isEmpty && request.headers["Accept-Encoding"] != nil
     }
-
-    /// Courier decodes what it offers itself (``ContentDecoder/offer``), and fails a body whose
-    /// coding did not end: curl takes a gzip stream cut halfway for a whole one.
-    var decodesInCourier: Bool { offersDecoding && !curlDecodes }
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(TransportError) {
         let method = request.method
@@ -202,7 +189,7 @@ extension Transfer {
     /// header: libcurl formats those options into a header anew for every request (`aprintf`, a
     /// byte at a time), about 9,000 instructions per request for the User-Agent and 8,000 for
     /// Accept-Encoding (callgrind, Docs/Performance.md, "Decisions"). Courier decodes the codings it
-    /// offers itself; `CURLOPT_ACCEPT_ENCODING` is set only for a request with an offer of its own.
+    /// offers itself; libcurl decodes nothing.
     /// A request without headers of its own shares one of the multi handle's ready-made lists,
     /// so it builds none.
     private func configureHeaders(_ handle: EasyHandle) throws(TransportError) {

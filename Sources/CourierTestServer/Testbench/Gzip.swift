@@ -28,7 +28,7 @@ public enum Gzip {
         return output.prefix(count)
     }
 
-    /// A gzip member decoded; nil when it is not valid gzip.
+    /// Every member of `data` decoded, or nil when it is not whole gzip.
     public static func decompress(_ data: Data) -> Data? {
         guard let inputSize = uInt(exactly: data.count) else { return nil }
         var stream = z_stream()
@@ -48,6 +48,12 @@ public enum Gzip {
                     return out.count - Int(stream.avail_out)
                 }
                 result.append(contentsOf: buffer[0..<produced])
+                // Another member may follow (RFC 1952 §2.2: several members are one file, as
+                // composing gzip parts makes); bytes after the last one that start none are ignored.
+                if status == Z_STREAM_END, stream.avail_in > 0, stream.next_in.pointee == 0x1F {
+                    inflateReset(&stream)
+                    status = Z_OK
+                }
             } while status == Z_OK
         }
         return status == Z_STREAM_END ? result : nil

@@ -65,9 +65,10 @@ import Testing
         }
     }
 
-    /// A request's own offer may name codings Courier does not decode (br, zstd): curl decodes
-    /// it, whatever it asked for, and the handle it leaves serves Courier's decoding next.
-    @Test func aRequestWithItsOwnOfferIsDecodedByCurl() async throws {
+    /// A request's own offer may name codings Courier does not decode (br, zstd); a gzip answer
+    /// to it is decoded by Courier as one to its own offer is, on a handle shared in turn
+    /// (ContentDecodingTests has the codings it does not decode).
+    @Test func aRequestWithItsOwnOfferIsDecodedByCourier() async throws {
         try await withServerAndService { server, service in
             for own in [true, false, true] {
                 var request = HTTPRequest(url: server.url("/gzip"))
