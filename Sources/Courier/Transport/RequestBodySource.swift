@@ -114,6 +114,13 @@ final class RequestBodySource {
             if count < 0 {
                 return .failed(TransportError(.fileError, message: "read failed: \(String(cString: strerror(errno)))"))
             }
+            if count == 0 {
+                // The file ends before the length the request declared: it was shortened while
+                // it was sent. Ending the body here would send fewer bytes than its Content-Length,
+                // and the server would wait for the rest until a timeout.
+                return .failed(TransportError(.bodyLengthMismatch,
+                                              message: "the body's file ended after \(offset) of its \(length ?? 0) bytes: it was shortened while it was sent"))
+            }
             offset += Int64(count)
             return .bytes(count)
         case .stream(let stream):
