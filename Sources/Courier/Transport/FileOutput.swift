@@ -32,10 +32,18 @@ final class FileOutput {
         return nil
     }
 
-    /// Creates the file if no byte came (an empty 2xx body) and closes it.
+    /// Creates the file if no byte came (an empty 2xx body) and closes it. A file system that
+    /// writes back later (NFS) may report a failed write only here: the body is not on disk,
+    /// so the transfer fails.
     func finish() -> TransportError? {
         if descriptor < 0, let error = openFile() { return error }
-        close()
+        let closed = Glibc.close(descriptor)
+        let reason = errno
+        descriptor = -1
+        LiveObjects.destroyed(.openFile)
+        guard closed == 0 else {
+            return TransportError(.fileError, message: "closing \(path) failed: \(String(cString: strerror(reason)))")
+        }
         return nil
     }
 

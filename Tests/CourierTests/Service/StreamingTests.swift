@@ -88,6 +88,20 @@ import Testing
         }
     }
 
+    /// A disk that refuses the body (/dev/full: every write fails with ENOSPC) fails the call with
+    /// a typed error, never a 200 with the body missing; the connection serves the next request.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func aFullDiskFailsTheDownload() async throws {
+        try await withServerAndService { server, service in
+            let error = await #expect(throws: TransportError.fileError) {
+                try await service.send(HTTPRequest(url: server.url("/bytes/2000000")), writingBodyTo: URL(fileURLWithPath: "/dev/full"))
+            }
+            #expect(error?.message.contains("No space left") == true, "\(String(describing: error))")
+            let next = try await service.send(HTTPRequest(url: server.url("/bytes/10")))
+            #expect(next.status == 200)
+        }
+    }
+
     @Test func emptySuccessfulDownloadStillCreatesTheFile() async throws {
         try await withServerAndService { server, service in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-empty-\(UUID())")
