@@ -89,3 +89,8 @@ public struct DownloadResult: Sendable {
     public let slices: Int
     public let head: HTTPResponseHead
 }
+
+extension DownloadResult: CustomStringConvertible {
+    /// The file, the bytes and the answer's head, without credentials (``HTTPResponseHead/description``).
+    public var description: String { "DownloadResult(\(file.path), \(bytes) bytes in \(slices) slice(s), \(head))" }
+}

@@ -103,7 +103,8 @@ struct DownloadTransmission: DiskTransmission {
         guard let handle = FileHandle(forWritingAtPath: data.path) else {
             throw TransportError(.fileError, message: "cannot write \(data.path)")
         }
-        defer { try? handle.close() }
+        var closed = false
+        defer { if !closed { try? handle.close() } }
         try handle.truncate(atOffset: UInt64(start))
         try handle.seek(toOffset: UInt64(start))
         var written = start
@@ -112,6 +113,8 @@ struct DownloadTransmission: DiskTransmission {
             written += Int64(chunk.count)
             options.progress?(DownloadProgress(bytesWritten: written, totalBytes: total))
         }
+        closed = true
+        try PartialDownload.close(handle, data)
         return DownloadAttempt(head: head, startedAt: start)
     }
 }

@@ -14,7 +14,8 @@ enum GzipDecoder {
               let output = FileHandle(forWritingAtPath: destination.path) else {
             throw TransportError(.fileError, message: "cannot write \(destination.path)")
         }
-        defer { try? output.close() }
+        var closed = false
+        defer { if !closed { try? output.close() } }
         let decoder = try ContentDecoder(.gzip)
         var writeError: (any Error)?
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -30,5 +31,7 @@ enum GzipDecoder {
         guard decoder.isComplete else {
             throw TransportError(.protocolError, message: "the gzip data ended before its end (\(decoder.decodedCount) bytes decoded)")
         }
+        closed = true
+        try PartialDownload.close(output, destination)
     }
 }

@@ -84,6 +84,16 @@ struct PartialDownload: Codable, Sendable {
         try? FileManager.default.removeItem(at: sidecar(for: file))
     }
 
+    /// Closes a file the download wrote. A file system that writes back later (NFS) may report
+    /// a failed write only here, and the bytes are then not on disk.
+    static func close(_ handle: FileHandle, _ file: URL) throws(TransportError) {
+        do {
+            try handle.close()
+        } catch {
+            throw TransportError(.fileError, message: "closing \(file.path) failed: \(error)")
+        }
+    }
+
     static func size(of file: URL) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? NSNumber)?.int64Value ?? 0
     }

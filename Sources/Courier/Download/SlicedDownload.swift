@@ -59,7 +59,8 @@ struct SlicedDownload {
         let resumedFrom = progress.written
         let descriptor = open(data.path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw TransportError(.fileError, message: "cannot write \(data.path)") }
-        defer { close(descriptor) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
 
         var accepting = context
         accepting.accepts = { (200..<300).contains($0) }
@@ -87,6 +88,10 @@ struct SlicedDownload {
         } catch {
             save(progress)
             throw error
+        }
+        closed = true
+        guard close(descriptor) == 0 else {
+            throw TransportError(.fileError, message: "closing \(data.path) failed: \(String(cString: strerror(errno)))")
         }
         let state = progress.state.withLock { $0 }
         if options.verifyIntegrity, let header = state.head?.headers["x-goog-hash"] ?? record.googHash {

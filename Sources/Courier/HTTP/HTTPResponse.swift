@@ -24,6 +24,13 @@ public struct HTTPResponseHead: Sendable, Hashable {
     public var isSuccess: Bool { (200..<300).contains(status) }
 }
 
+extension HTTPResponseHead: CustomStringConvertible {
+    /// The status and the URL that answered, with credentials in the query replaced by `_snip_`
+    /// (an API key, a signed URL's signature, an upload session's ID). The headers print on
+    /// their own (``HTTPHeaders``), redacted the same way.
+    public var description: String { "\(status) from \(Redaction.url(url.absoluteString))" }
+}
+
 /// A response with its body buffered in memory, as ``ServiceActor/send(_:options:)`` returns it.
 public struct HTTPResponse: Sendable {
     public var head: HTTPResponseHead
@@ -42,4 +49,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders { head.headers }
     public var url: URL { head.url }
     public var isSuccess: Bool { head.isSuccess }
+}
+
+extension HTTPResponse: CustomStringConvertible {
+    /// The head (``HTTPResponseHead/description``) and the body's size, not its bytes.
+    public var description: String { "\(head), \(body.count) bytes" }
 }

@@ -11,6 +11,11 @@ public struct HTTPStreamingResponse: Sendable {
     public var headers: HTTPHeaders { head.headers }
 }
 
+extension HTTPStreamingResponse: CustomStringConvertible {
+    /// The head (``HTTPResponseHead/description``), without credentials.
+    public var description: String { "\(head), streaming" }
+}
+
 /// A response body as an `AsyncSequence` of `Data` chunks, with backpressure.
 public struct HTTPResponseBody: AsyncSequence, Sendable {
     public typealias Element = Data

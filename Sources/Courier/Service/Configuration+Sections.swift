@@ -122,3 +122,11 @@ extension ServiceActor.Configuration {
         public init() {}
     }
 }
+
+extension ServiceActor.Configuration.Auth: CustomStringConvertible {
+    /// The authorizer (each describes itself without its secrets) and the API key as `_snip_`:
+    /// printing a service's configuration showed the key before.
+    public var description: String {
+        "Auth(authorizer: \(authorizer.map { "\($0)" } ?? "none"), apiKey: \(apiKey == nil ? "none" : Redaction.placeholder))"
+    }
+}

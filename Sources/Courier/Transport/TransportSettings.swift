@@ -33,6 +33,19 @@ public struct TLSConfiguration: Sendable, Hashable {
     }
 }
 
+extension TLSConfiguration: CustomStringConvertible {
+    /// The settings with the passphrase replaced by `_snip_` (printing a service's configuration
+    /// showed it before: the struct had no description of its own).
+    public var description: String {
+        var parts = ["verifyPeer: \(verifyPeer)"]
+        if let caBundlePath { parts.append("caBundlePath: \(caBundlePath)") }
+        if let clientCertificatePath { parts.append("clientCertificatePath: \(clientCertificatePath)") }
+        if let clientKeyPath { parts.append("clientKeyPath: \(clientKeyPath)") }
+        if clientKeyPassword != nil { parts.append("clientKeyPassword: \(Redaction.placeholder)") }
+        return "TLSConfiguration(\(parts.joined(separator: ", ")))"
+    }
+}
+
 /// The per-transfer options that come from the service configuration, resolved once.
 struct TransportSettings: Sendable {
     var timeouts: Timeouts

@@ -43,7 +43,8 @@ public struct UploadSession: Codable, Sendable, Hashable {
         public var path: String
         public var size: Int64
         /// The file's modification time in nanoseconds since 1970, exact (a date in JSON would
-        /// lose the fraction and make every file look changed).
+        /// lose the fraction and make every file look changed); a time past what 64 bits of
+        /// nanoseconds hold (before 1678, after 2262) is held at their end.
         public var modifiedNanoseconds: Int64
         /// SHA-256 of the first MiB, hex.
         public var headDigest: String
@@ -56,8 +57,17 @@ public struct UploadSession: Codable, Sendable, Hashable {
             guard stat(url.path, &info) == 0 else { throw UploadError(code: .fileChanged, message: "cannot stat \(url.path)") }
             path = url.path
             size = Int64(info.st_size)
-            modifiedNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            modifiedNanoseconds = Self.nanoseconds(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
             headDigest = try Self.digestOfHead(url)
+        }
+
+        /// A file's time in nanoseconds, held at Int64's ends: any process can set a file's
+        /// time to the year 3000 (`touch -d`), and the product overflowed, stopping the process.
+        static func nanoseconds(seconds: Int64, nanoseconds: Int64) -> Int64 {
+            let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            guard !overflow else { return seconds < 0 ? .min : .max }
+            let (sum, carry) = product.addingReportingOverflow(nanoseconds)
+            return carry ? .max : sum
         }
 
         static func digestOfHead(_ url: URL) throws(UploadError) -> String {
@@ -92,5 +102,13 @@ public struct UploadSession: Codable, Sendable, Hashable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         self = try decoder.decode(UploadSession.self, from: Data(contentsOf: url))
+    }
+}
+
+extension UploadSession: CustomStringConvertible {
+    /// The query, the progress and the session's host: the session URI is a secret (it alone
+    /// lets anyone upload into the session), so none of its path or query shows.
+    public var description: String {
+        "UploadSession(\(queryName), \(offset) of \(totalBytes.map(String.init) ?? "?") bytes, session at \(sessionURI.host ?? "?") \(Redaction.placeholder))"
     }
 }

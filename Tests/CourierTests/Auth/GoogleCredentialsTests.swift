@@ -417,6 +417,21 @@ import Testing
         }
     }
 
+    /// A parsed `external_account` file, printed (a user logging what they loaded), showed its
+    /// client secret and the subject-token URL's header values: the public struct had no
+    /// description of its own, so Swift printed every field. Found by FuzzJSON's secret check.
+    @Test func anExternalAccountConfigurationPrintsNoSecret() throws {
+        let configuration = try ExternalAccountAuthorizer.Configuration(json: JSONSerialization.data(withJSONObject: [
+            "type": "external_account", "audience": "//iam.googleapis.com/pool", "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+            "token_url": "https://sts.googleapis.com/v1/token", "client_id": "c", "client_secret": "client-s3kr1t",
+            "credential_source": ["url": "https://idp.example/token?access_token=q-s3kr1t", "headers": ["Authorization": "Bearer h-s3kr1t"]],
+        ]))
+        for text in [String(describing: configuration), String(reflecting: configuration), "\(configuration.subjectToken)"] {
+            #expect(!text.contains("s3kr1t"), "\(text)")
+            #expect(text.contains("idp.example/token") && text.contains("Authorization"), "\(text)")
+        }
+    }
+
     /// The metadata server's address comes from the environment: one that makes no URL is
     /// reported (detection, and an AuthError on use), never a trap, and nothing is sent.
     @Test(arguments: ["not a host", "http://", "127.0.0.1:99999", "h\u{7F}st"])

@@ -117,3 +117,35 @@ import Tracing
         #expect(logged.allSatisfy { $0.contains(Redaction.placeholder) }, "\(name): an exchange was logged with nothing snipped")
     }
 }
+
+/// Public values a user prints while debugging (`print(response)`, a log line with a session)
+/// show no credential: responses, downloads and upload sessions printed the URL that answered,
+/// an upload session's URI whole (which alone lets anyone upload into it), and an API key in the
+/// query, since they had no description of their own and Swift printed every field.
+@Suite struct PrintedValueTests {
+    @Test func responsesDownloadsAndSessionsPrintNoCredential() async throws {
+        try await withServerAndService { server, service in
+            let url = server.url("/bytes/100?key=s3kr1t-key&upload_id=s3kr1t-session")
+            let response = try await service.send(HTTPRequest(url: url))
+            let streamed = try await service.stream(HTTPRequest(url: url))
+            for try await _ in streamed.body {}
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-printed-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let download = try await service.downloadFile(HTTPRequest(url: url), to: file,
+                                                          options: DownloadOptions(resume: false, verifyIntegrity: false))
+            let session = UploadSession(sessionURI: url, offset: 5, totalBytes: 100, chunkSize: 262_144, mimeType: "text/plain",
+                                        file: nil, queryName: "files.insert", verifyIntegrity: true)
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.transport.tls = TLSConfiguration(clientCertificatePath: "/c.pem", clientKeyPath: "/k.pem", clientKeyPassword: "s3kr1t-pw")
+            configuration.auth.apiKey = "s3kr1t-api-key"
+            #expect("\(configuration)".contains("/k.pem") && !"\(configuration)".contains("s3kr1t"), "\(configuration)")
+            let values: [Any] = [response, response.head, streamed, download, session]
+            for value in values {
+                for text in [String(describing: value), String(reflecting: value)] {
+                    #expect(!text.contains("s3kr1t"), "\(text)")
+                    #expect(text.contains(server.baseURL.host ?? "-"), "\(text)")
+                }
+            }
+        }
+    }
+}

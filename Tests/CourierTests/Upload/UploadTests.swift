@@ -383,6 +383,34 @@ import Testing
         }
     }
 
+    /// Any process can set a file's time past 2262 (`touch -d 2400-01-01`): its identity in
+    /// nanoseconds overflowed Int64 and stopped the process before the upload began. Now held at
+    /// Int64's ends, and such a file uploads, its session saved and removed as any other's.
+    /// (Before 1678 the same held the other way; ext4 keeps times from 1901 only, so only the
+    /// arithmetic shows that end.)
+    @Test func aFileDatedPastWhatNanosecondsHoldUploads() async throws {
+        let file = try PatternFile(size: 600_000)
+        defer { file.remove() }
+        // 2413-08-20, which ext4 keeps (to 2446).
+        var times = [timespec(tv_sec: 14_000_000_000, tv_nsec: 5), timespec(tv_sec: 14_000_000_000, tv_nsec: 5)]
+        #expect(utimensat(AT_FDCWD, file.url.path, &times, 0) == 0)
+        #expect(try UploadSession.FileIdentity(of: file.url).modifiedNanoseconds == .max)
+        #expect(UploadSession.FileIdentity.nanoseconds(seconds: 1_700_000_000, nanoseconds: 5) == 1_700_000_000_000_000_005)
+        #expect(UploadSession.FileIdentity.nanoseconds(seconds: -20_000_000_000, nanoseconds: 5) == .min)
+        #expect(UploadSession.FileIdentity.nanoseconds(seconds: Int64.max / 1_000_000_000, nanoseconds: 999_999_999) == .max)
+        let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dated-\(UUID()).session")
+        defer { try? FileManager.default.removeItem(at: sessionFile) }
+        try await withTestServer { server in
+            try await withCheckedService(configuration: .testing(server.baseURL)) { service in
+                var parameters = UploadParameters(file: file.url, mimeType: "application/octet-stream")
+                parameters.sessionFile = sessionFile
+                parameters.chunkSize = 262_144
+                _ = try await service.upload(Files.insert(server, name: "dated", upload: parameters)).value
+                #expect(server.files.contents(named: "dated") == file.contents)
+            }
+        }
+    }
+
     @Test func aChangedFileIsRefused() async throws {
         try await withTestServer { server in
             let file = try PatternFile(size: 600_000)

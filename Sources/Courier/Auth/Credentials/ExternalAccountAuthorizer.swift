@@ -16,8 +16,9 @@ import Foundation
 /// The subject token comes from a file, a URL, an executable (``SubjectTokenSource/executable(_:)``)
 /// or AWS (a signed `GetCallerIdentity` request, ``SubjectTokenSource/aws(_:)``).
 public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConvertible {
-    /// The parsed `external_account` file.
-    public struct Configuration: Sendable {
+    /// The parsed `external_account` file. Its description shows the audience and where the
+    /// subject token comes from, never the client secret.
+    public struct Configuration: Sendable, CustomStringConvertible {
         /// The workload identity pool provider (`//iam.googleapis.com/projects/…/providers/…`).
         public var audience: String
         /// `urn:ietf:params:oauth:token-type:jwt`, `…:id_token`, `…:saml2`, …
@@ -34,6 +35,10 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
         /// The user project of a workforce pool, sent as the STS `options`.
         public var workforcePoolUserProject: String?
         public var quotaProjectID: String?
+
+        public var description: String {
+            "ExternalAccountAuthorizer.Configuration(\(audience), \(subjectToken)\(clientSecret == nil ? "" : ", client secret \(Redaction.placeholder)"))"
+        }
 
         /// - Parameter environment: Executable sources run only when it sets
         ///   `GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1`.

@@ -4,7 +4,10 @@ import Foundation
 /// `external_account` file): a file another system keeps fresh (a Kubernetes projected token,
 /// an OIDC token written by a CI runner), or a URL that serves it (Azure's IMDS, a sidecar).
 /// The token is plain text, or a member of a JSON object (`format`).
-public enum SubjectTokenSource: Sendable, Hashable {
+///
+/// Its description names the source; a URL's header values (an `Authorization` one, say) are
+/// left out, and its secret query parameters redacted.
+public enum SubjectTokenSource: Sendable, Hashable, CustomStringConvertible {
     public enum Format: Sendable, Hashable {
         case text
         /// A JSON object; the token is its member of this name.
@@ -17,6 +20,16 @@ public enum SubjectTokenSource: Sendable, Hashable {
     case executable(ExecutableSubjectToken)
     /// AWS: a signed `GetCallerIdentity` request (`credential_source.environment_id: aws1`).
     case aws(AWSSubjectToken)
+
+    public var description: String {
+        switch self {
+        case .file(let path, _): "file \(path)"
+        case .url(let url, let headers, _):
+            "URL \(Redaction.url(url.absoluteString))" + (headers.isEmpty ? "" : " with headers \(headers.keys.sorted().joined(separator: ", "))")
+        case .executable(let executable): "executable \(executable.command)"
+        case .aws: "AWS"
+        }
+    }
 
     init(credentialSource source: JSONObject, environment: [String: String]) throws(AuthError) {
         if source["environment_id"]?.stringValue?.hasPrefix("aws") == true {
