@@ -13,6 +13,7 @@ final class LoadRecorder: Sendable {
         var requests = 0
         var errors = 0
         var skipped = 0
+        var dropped = 0
         var bytesReceived: Int64 = 0
         var bytesSent: Int64 = 0
         /// Counts by status for 0..<600; rarer codes go to `otherStatuses`.
@@ -119,6 +120,14 @@ final class LoadRecorder: Sendable {
         }
     }
 
+    /// Open model: scheduled requests the run did not send, having fallen more than its timeout
+    /// behind its schedule (``LoadSchedule/dropped``).
+    func recordDropped(_ count: Int) {
+        // Held at the largest count a result holds: a rate no machine sends (1e300) drops more.
+        let count = min(count, Int(LatencyDistribution.largestCount))
+        state.withLock { $0.dropped = min(Count.sum($0.dropped, count), Int(LatencyDistribution.largestCount)) }
+    }
+
     private static func count(_ checks: CheckOutcomes, in state: inout State) {
         var bits = checks.evaluated
         while bits != 0 {
@@ -153,6 +162,7 @@ final class LoadRecorder: Sendable {
                                     errorKinds: state.errorKinds, latency: state.latency, endpoints: endpoints,
                                     timeline: state.timeline)
             result.skipped = state.skipped
+            result.dropped = state.dropped
             result.checks = checkNames.indices.map {
                 CheckResult(expression: checkNames[$0], passes: state.checkPasses[$0], fails: state.checkFails[$0])
             }

@@ -11,6 +11,7 @@ extension LoadResult {
         requests = Count.sum(requests, other.requests)
         errors = Count.sum(errors, other.errors)
         skipped = Count.sum(skipped, other.skipped)
+        dropped = Count.sum(dropped, other.dropped)
         bytesReceived = Count.sum(bytesReceived, other.bytesReceived)
         bytesSent = Count.sum(bytesSent, other.bytesSent)
         durationSeconds = max(durationSeconds, other.durationSeconds)

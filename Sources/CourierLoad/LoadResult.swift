@@ -52,6 +52,10 @@ public struct LoadResult: Codable, Sendable, Equatable {
     /// Flow steps not sent, and so not in ``requests``: a run of a flow whose step found no value
     /// a later step needs stops there, and each step it leaves unsent counts once here.
     public var skipped = 0
+    /// Open model: scheduled requests not sent, and so not in ``requests``: the run fell more
+    /// than its timeout behind its schedule (the load generator could not keep the rate), and
+    /// past its duration by that much it starts no more.
+    public var dropped = 0
 
     /// Passes of every check as a fraction of their evaluations (0…1); 1 without checks.
     public var checkPassRate: Double {
@@ -131,7 +135,7 @@ extension LoadResult {
     enum CodingKeys: String, CodingKey {
         case schema, target, model, concurrency, rate, durationSeconds, requests, errors, requestsPerSecond, errorRate
         case bytesReceived, bytesSent, statusCodes, errorKinds, latency, endpoints, runs, thresholds
-        case shard, timeline, settings, ramp, checks, skipped
+        case shard, timeline, settings, ramp, checks, skipped, dropped
     }
 
     public init(from decoder: any Decoder) throws {
@@ -165,6 +169,7 @@ extension LoadResult {
         ramp = try container.decodeIfPresent(LoadRamp.self, forKey: .ramp)
         checks = try container.decodeIfPresent([CheckResult].self, forKey: .checks) ?? []
         skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
+        dropped = try container.decodeIfPresent(Int.self, forKey: .dropped) ?? 0
         try checkFigures()
     }
 
@@ -172,7 +177,7 @@ extension LoadResult {
     /// never overflow or divide by nothing: counts from 0 to 2⁵⁰, a duration of at most 10¹¹ s.
     private func checkFigures() throws {
         let largest = Int(LatencyDistribution.largestCount)
-        let counts = [concurrency, requests, errors, skipped, runs] + Array(statusCodes.values) + Array(errorKinds.values)
+        let counts = [concurrency, requests, errors, skipped, dropped, runs] + Array(statusCodes.values) + Array(errorKinds.values)
             + endpoints.values.flatMap { [$0.requests, $0.errors, $0.skipped] } + checks.flatMap { [$0.passes, $0.fails] }
         guard counts.allSatisfy({ (0...largest).contains($0) }), (0...Int64(largest) << 12).contains(bytesReceived),
               (0...Int64(largest) << 12).contains(bytesSent) else {
@@ -210,6 +215,7 @@ extension LoadResult {
         try container.encodeIfPresent(ramp, forKey: .ramp)
         try container.encode(checks, forKey: .checks)
         try container.encode(skipped, forKey: .skipped)
+        try container.encode(dropped, forKey: .dropped)
     }
 
     /// The JSON form, keys sorted, for `--json` and files to merge.

@@ -170,7 +170,8 @@ public struct LoadRunner: Sendable {
     private func phase(on service: ServiceActor, limit: LoadSchedule.Limit, recorder: LoadRecorder,
                        authorizer: (any Authorizer)?, warmingUp: Bool,
                        progress: (@Sendable (LoadProgress) -> Void)?) async -> Double {
-        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: rateProfile, shard: options.shard)
+        let schedule = LoadSchedule(start: monotonicNanoseconds(), limit: limit, rate: rateProfile, shard: options.shard,
+                                    lateness: options.timeout.nanoseconds)
         recorder.startClock(at: schedule.start)
         let ticker = progress.map { report in
             Task {
@@ -199,6 +200,7 @@ public struct LoadRunner: Sendable {
         } else {
             await workers()
         }
+        recorder.recordDropped(schedule.dropped)
         ticker?.cancel()
         targets?.cancel()
         if let metrics { metrics.targetRate.set(to: 0); metrics.targetInFlight.set(to: 0) }

@@ -19,14 +19,25 @@ final class LoadSchedule: Sendable {
     /// Which of the whole run's request numbers are this process's (all of them unsharded).
     private let shard: LoadShard?
     private let issued = Atomic<Int>(0)
+    /// Open model with a duration: how far behind its schedule the run may fall before the rest
+    /// of its requests are not sent (the request timeout).
+    private let lateness: UInt64
+    /// The first of this process's requests (its local number) found due too late: none from
+    /// it on is sent. Int.max while none is.
+    private let firstDropped = Atomic<Int>(.max)
 
     /// - Parameters:
     ///   - limit: the whole run's: a sharded schedule sends its share of the requests, or of the
     ///     open model's slots within the duration.
     ///   - rate: the whole run's rate, so a shard's intended starts interleave with the others'.
-    init(start: UInt64, limit: Limit, rate: StageProfile?, shard: LoadShard? = nil) {
+    ///   - lateness: in the open model with a duration, how far behind its schedule the run may
+    ///     fall: past the duration by that much, no request starts, and those left are counted
+    ///     (``dropped``). wrk2 and k6 end at the duration too; without it, a rate no machine can
+    ///     send (`--rate 1e300`) made a run that never ended.
+    init(start: UInt64, limit: Limit, rate: StageProfile?, shard: LoadShard? = nil, lateness: UInt64 = .max) {
         self.start = start
         self.limit = limit
+        self.lateness = lateness
         self.shard = shard
         self.rate = rate
     }
@@ -36,6 +47,16 @@ final class LoadSchedule: Sendable {
         var number: Int
         /// When the request should start (open model only).
         var intendedStart: UInt64?
+    }
+
+    /// This process's scheduled requests not sent because the run fell more than its lateness
+    /// behind: those due within the duration from the first found too late on (every one before
+    /// it got its slot). Read once the workers are done.
+    var dropped: Int {
+        let first = firstDropped.load(ordering: .relaxed)
+        guard first != .max, let rate, case .duration(let nanoseconds) = limit else { return 0 }
+        let due = rate.dueCount(before: Double(nanoseconds) / 1e9)
+        return max(0, (shard?.share(of: due) ?? due) - first)
     }
 
     /// The next request's slot: nil once the run is over.
@@ -48,7 +69,13 @@ final class LoadSchedule: Sendable {
             let (intended, overflow) = start.addingReportingOverflow(UInt64(saturating: due * 1e9))
             if overflow { return nil }
             switch limit {
-            case .duration(let nanoseconds): if intended - start >= nanoseconds { return nil }
+            case .duration(let nanoseconds):
+                if intended - start >= nanoseconds { return nil }
+                let (deadline, overflow) = nanoseconds.addingReportingOverflow(lateness)
+                if !overflow, monotonicNanoseconds() &- start >= deadline {
+                    firstDropped.min(local, ordering: .relaxed)
+                    return nil
+                }
             case .requests(let count): if number >= count { return nil }
             }
             return Slot(number: number, intendedStart: intended)

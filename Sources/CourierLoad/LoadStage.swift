@@ -88,6 +88,15 @@ struct StageProfile: Sendable {
         return segment.from + segment.slope * (seconds - segment.start)
     }
 
+    /// Open model: how many requests are due before `seconds` after the start (the integral of
+    /// the rate, rounded up: request `n` is due when it reaches `n`), held at Int.max.
+    func dueCount(before seconds: Double) -> Int {
+        guard let segment = segments.last(where: { $0.start <= seconds }) else { return 0 }
+        let elapsed = min(seconds - segment.start, segment.seconds)
+        let due = (segment.countBefore + (segment.from + segment.slope * elapsed / 2) * elapsed).rounded(.up)
+        return due.isFinite && due < Double(Int.max) ? Int(max(0, due)) : .max
+    }
+
     /// Open model: the seconds after the start at which request `number` (from 0) is due, the
     /// moment the integral of the rate reaches `number`; nil when the profile ends before it.
     func dueTime(ofRequest number: Int) -> Double? {

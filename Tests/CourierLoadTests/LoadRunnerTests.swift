@@ -26,6 +26,27 @@ import Testing
         }
     }
 
+    /// An open run whose rate no machine can send (1e300 a second) ends at its duration plus its
+    /// timeout, reporting what it did not send: it used to schedule every request and never end.
+    @Test func anOpenRunThatFallsBehindEndsAndSaysWhatItDidNotSend() async throws {
+        try await withTestServer { server in
+            var options = LoadOptions()
+            options.url = server.url("/json/64")
+            options.rate = 1e300
+            options.concurrency = 8
+            options.duration = .milliseconds(500)
+            options.timeout = .milliseconds(500)
+            let started = ContinuousClock.now
+            let result = try await LoadRunner(options: options).run()
+            #expect(started.duration(to: .now) < .seconds(10))
+            #expect(result.requests > 0)
+            #expect(result.dropped == 1 << 50, "held at the largest count a result holds (2^50)")
+            let decoded = try LoadResult.decode(try result.jsonData())
+            #expect(decoded.dropped == result.dropped)
+            #expect(LoadReport(result).text.contains("scheduled requests (the run fell more than its timeout behind the rate)"))
+        }
+    }
+
     @Test func errorStatusesAndTransportFailuresAreCountedApart() async throws {
         try await withTestServer { server in
             var options = LoadOptions()

@@ -12,4 +12,26 @@ import Testing
         #expect(slow.next()?.intendedStart == 1_000)
         #expect(slow.next() == nil)
     }
+
+    /// A run past its duration by more than its lateness (the request timeout) starts nothing
+    /// more, and counts what was due within the duration and not sent: exactly, for a shard too.
+    @Test func aRunTooFarBehindStopsAndCountsWhatItDidNotSend() throws {
+        let twoSecondsAgo = monotonicNanoseconds() - 2_000_000_000
+        for (shard, share) in [(nil, 1000), (try LoadShard(index: 1, count: 3), 333)] as [(LoadShard?, Int)] {
+            let late = LoadSchedule(start: twoSecondsAgo, limit: .duration(nanoseconds: 1_000_000_000), rate: StageProfile(constant: 1000),
+                                    shard: shard, lateness: 500_000_000)
+            #expect(late.next() == nil)
+            #expect(late.next() == nil)
+            #expect(late.dropped == share)
+            // Without a lateness (the default) the same schedule sends every request, however late.
+            let patient = LoadSchedule(start: twoSecondsAgo, limit: .duration(nanoseconds: 1_000_000_000), rate: StageProfile(constant: 1000),
+                                       shard: shard)
+            var sent = 0
+            while patient.next() != nil { sent += 1 }
+            #expect(sent == share && patient.dropped == 0)
+        }
+        // A ramp's due count is the integral of its rate: 0 → 100/s over 2 s is 100 requests.
+        #expect(StageProfile(initial: 0, stages: [try LoadStage(duration: .seconds(2), target: 100)]).dueCount(before: 2) == 100)
+        #expect(StageProfile(constant: 1e300).dueCount(before: 1) == .max)
+    }
 }

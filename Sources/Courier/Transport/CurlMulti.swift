@@ -99,7 +99,9 @@ final class CurlMulti {
         courier_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
         courier_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maxConnectionsTotal)
         // Keep enough idle connections cached to serve the per-host limit across a few hosts.
-        courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, limits.maxConnectionsPerHost * 4))
+        // Saturating: a per-host limit of Int.max ("no limit") overflowed and stopped the process.
+        let acrossHosts = limits.maxConnectionsPerHost.multipliedReportingOverflow(by: 4)
+        courier_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(limits.maxConnectionsTotal, acrossHosts.overflow ? .max : acrossHosts.partialValue))
         courier_multi_setopt_long(handle, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         courier_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, limits.maxConcurrentStreamsPerConnection))
         defaultHeaderLists = (Self.headerList(userAgentLine), Self.headerList(userAgentLine, CurlGlobal.acceptEncodingLine))

@@ -46,6 +46,9 @@ public struct LoadReport: Sendable {
         if result.skipped > 0 {
             lines.append("  Not sent      \(Format.count(result.skipped)) flow steps (an earlier step gave no value they need)")
         }
+        if result.dropped > 0 {
+            lines.append("  Not sent      \(Format.count(result.dropped)) scheduled requests (the run fell more than its timeout behind the rate)")
+        }
         lines.append("  \(Format.count(result.requests)) requests in \(Format.seconds(result.durationSeconds)), "
             + "\(Format.bytes(Double(result.bytesReceived))) read, \(Format.bytes(Double(result.bytesSent))) sent")
         lines.append("Requests/sec:  \(Format.rate(result.requestsPerSecond))")

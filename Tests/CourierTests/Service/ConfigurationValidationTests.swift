@@ -52,6 +52,22 @@ import Testing
     }
 
     /// A query's own policy is not validated by the service: its waits must still be numbers.
+    /// Limits as large as an Int holds mean "no limit" and start a service that serves: a
+    /// per-host limit of Int.max overflowed the idle-connection cache's size (four hosts' worth)
+    /// and stopped the process as the service started.
+    @Test func theLargestLimitsStartAServiceThatServes() async throws {
+        try await withServerAndService(configure: {
+            $0.limits.connections = ConnectionLimits(maxConnectionsPerHost: .max, maxConnectionsTotal: .max, maxConcurrentTransfersPerHost: .max,
+                                                     maxConcurrentTransfers: .max, maxConcurrentStreamsPerConnection: .max)
+            $0.limits.maxConcurrentQueries = .max
+            $0.limits.batchConcurrency = .max
+            $0.limits.maxBatchSize = .max
+        }) { server, service in
+            let response = try await service.send(HTTPRequest(url: server.url("/json/64")))
+            #expect(response.status == 200)
+        }
+    }
+
     @Test func retryWaitsNeverTrapWhateverThePolicy() {
         var policy = RetryPolicy(maxRetries: 5000, initialDelay: 0...1, multiplier: 2, maxDelay: .seconds(32),
                                  maxTotalDelay: .seconds(Int64.max / 2), deadline: nil)
