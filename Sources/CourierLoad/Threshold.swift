@@ -17,6 +17,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         case mean, standardDeviation, min, max
         case errorRate, errorCount
         case requestsPerSecond, requests
+        /// The open model's scheduled requests not sent (``LoadResult/dropped``): the whole run's.
+        case dropped
         /// Passes as a fraction of evaluations: of the check with this expression, or of all (nil).
         case checkPassRate(String?)
     }
@@ -114,6 +116,9 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         case "requests", "count":
             guard let number = Double(value), number >= 0 else { throw fail("\(value) is not a count") }
             return (.requests, number)
+        case "dropped":
+            guard let number = Double(value), number >= 0 else { throw fail("\(value) is not a count") }
+            return (.dropped, number)
         default:
             let metric: Metric
             switch name {
@@ -190,6 +195,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         case .errorCount: return Double(errors)
         case .requestsPerSecond: return result.durationSeconds > 0 ? Double(requests) / result.durationSeconds : 0
         case .requests: return Double(requests)
+        case .dropped: return Double(result.dropped)
         case .checkPassRate(nil): return result.checkPassRate
         case .checkPassRate(let name?): return result.checks.first { $0.expression.trimmingCharacters(in: .whitespaces) == name }?.passRate
         }
@@ -199,7 +205,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         switch metric {
         case .percentile, .mean, .standardDeviation, .min, .max: Format.latency(actual)
         case .errorRate, .checkPassRate: Format.percent(actual)
-        case .errorCount, .requests: Format.count(Int(saturating: actual)) // Double(Int.max) is one past Int.max
+        case .errorCount, .requests, .dropped: Format.count(Int(saturating: actual)) // Double(Int.max) is one past Int.max
         case .requestsPerSecond: Format.rate(actual)
         }
     }

@@ -84,6 +84,12 @@ import Testing
         #expect(try !judge("rps>500"))
         #expect(try judge("requests>=1000"))
         #expect(try !judge("max<1s"))
+        #expect(try judge("dropped<1"))
+        var behind = result
+        behind.dropped = 25
+        #expect(try !Threshold("dropped<1").evaluate(behind).passed)
+        #expect(try Threshold("dropped<=25").evaluate(behind).display == "25")
+        #expect(throws: LoadError.self) { try Threshold("dropped<-1") }
     }
 
     @Test func showsWhatWasMeasured() throws {
