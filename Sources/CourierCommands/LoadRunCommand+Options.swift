@@ -30,6 +30,8 @@ extension LoadRunCommand {
         options.concurrency = concurrency
         if let connections, connections < 1 { throw ValidationError("--connections must be at least 1") }
         options.connections = connections
+        // Both given, the count won and the duration was ignored without a word.
+        if requests != nil && duration != nil { throw ValidationError("give --duration or --requests, not both") }
         options.duration = try DurationParsing.require(duration ?? "10s", "--duration")
         guard options.duration > .zero || requests != nil else { throw ValidationError("--duration must be positive") }
         if !stages.isEmpty {

@@ -71,6 +71,7 @@ import Testing
         (["--stage", "30s:100/s", "--stage", "30s:50"], "not both"),
         (["--stage", "30s:100/s", "-d", "1m"], "give stages or --duration"),
         (["--stage", "30s:100/s", "-n", "100"], "a request count"),
+        (["-n", "100", "-d", "10s"], "give --duration or --requests, not both"),
         (["--stage", "30s:0/s"], "never reach one request"),
         (["--stage", "30s:10", "--rate", "5"], "closed model"),
         (["--stage", "30s:100/s", "--warmup", "5s"], "warm-up"),
