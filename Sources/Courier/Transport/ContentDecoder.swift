@@ -52,14 +52,19 @@ final class ContentDecoder {
     private(set) var isComplete = false
     /// Bytes decoded so far, for the error message.
     private(set) var decodedCount: Int64 = 0
+    /// deflate: its first byte, kept until the second tells zlib's wrapper from raw deflate;
+    /// nil once decided (and for gzip).
+    private var deflateStart: UInt8?
+    private var deflateDecided: Bool
 
     init(_ coding: Coding) throws(TransportError) {
         self.coding = coding
+        deflateDecided = coding != .deflate
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         output = .allocate(byteCount: 32 << 10, alignment: 16)
-        // gzip: 16 + 15 (a gzip wrapper, the largest window); deflate: zlib's wrapper (15),
-        // or raw deflate when the first bytes say so (``decode(_:_:)``), as libcurl accepts both.
+        // gzip: 16 + 15 (a gzip wrapper, the largest window); deflate: zlib's wrapper (15), or
+        // raw deflate when its first two bytes are no zlib header (``decode(_:_:)``).
         guard inflateInit2_(stream, coding == .gzip ? 16 + 15 : 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             stream.deallocate()
             output.deallocate()
@@ -76,6 +81,37 @@ final class ContentDecoder {
     /// Decodes `input`, handing each piece to `deliver`, which returns false to stop (the body's
     /// limit, say): then nothing more is decoded. Throws for bytes that are not the coding.
     func decode(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
+        guard !input.isEmpty else { return true }
+        guard deflateDecided else { return try decodeDeflateStart(input, deliver) }
+        return try decodeDecided(input, deliver)
+    }
+
+    /// HTTP's `deflate` is zlib's format (RFC 9110 §8.4.1.2), but some servers send raw deflate:
+    /// as browsers do, the first two bytes decide. A zlib header names method 8 with a window of
+    /// at most 32 KiB, and reads as a multiple of 31 (RFC 1950 §2.2). A raw stream that began
+    /// the same way is vanishingly rare; one split before its second byte used to fail.
+    private func decodeDeflateStart(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
+        guard let first = deflateStart else {
+            guard input.count >= 2 else {
+                deflateStart = input[0]
+                return true
+            }
+            decide(input[0], input[1])
+            return try decodeDecided(input, deliver)
+        }
+        decide(first, input[0])
+        deflateStart = nil
+        let kept = try withUnsafeBytes(of: first) { byte throws(TransportError) in try decodeDecided(byte, deliver) }
+        return kept ? try decodeDecided(input, deliver) : false
+    }
+
+    private func decide(_ first: UInt8, _ second: UInt8) {
+        deflateDecided = true
+        let zlib = first & 0x0F == 8 && first >> 4 <= 7 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0
+        if !zlib { inflateReset2(stream, -15) }
+    }
+
+    private func decodeDecided(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
         guard let base = input.baseAddress, !input.isEmpty else { return true }
         var consumed = 0
         while true {
@@ -88,12 +124,7 @@ final class ContentDecoder {
             }
             // At most 1 GiB a call: curl hands at most its buffer's size, but uInt is 32 bits.
             let offered = min(input.count - consumed, 1 << 30)
-            var status = inflate(from: base + consumed, count: offered)
-            if status == Z_DATA_ERROR, coding == .deflate, decodedCount == 0, consumed == 0, stream.pointee.total_out == 0 {
-                // Not zlib's wrapper: raw deflate, as some servers send for "deflate".
-                inflateReset2(stream, -15)
-                status = inflate(from: base, count: offered)
-            }
+            let status = inflate(from: base + consumed, count: offered)
             let produced = output.count - Int(stream.pointee.avail_out)
             consumed += offered - Int(stream.pointee.avail_in)
             guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && produced == 0) else {

@@ -51,11 +51,14 @@ import Testing
     }
 
     /// The decoder alone, fed the same bytes in every split: the same text, and complete only at the end.
-    @Test func anyChunkingDecodesTheSame() throws {
+    /// Each coding: gzip, and deflate with zlib's wrapper and raw (whose first byte alone does
+    /// not tell the two apart).
+    @Test(arguments: [(ContentDecoder.Coding.gzip, 16 + 15), (.deflate, 15), (.deflate, -15)] as [(ContentDecoder.Coding, Int32)])
+    func anyChunkingDecodesTheSame(coding: ContentDecoder.Coding, windowBits: Int32) throws {
         let text = TestServer.codedText
-        let gzip = Gzip.compress(text)
-        for size in [1, 7, 4096, 16384, gzip.count] {
-            let decoder = try ContentDecoder(.gzip)
+        let gzip = Gzip.compress(text, windowBits: windowBits)
+        for size in [1, 2, 7, 4096, 16384, gzip.count] {
+            let decoder = try ContentDecoder(coding)
             var out = Data()
             var start = gzip.startIndex
             while start < gzip.endIndex {
@@ -66,9 +69,12 @@ import Testing
                 }
                 start = end
             }
-            #expect(out == text, "chunks of \(size)")
+            #expect(out == text, "\(coding) (\(windowBits)), chunks of \(size)")
             #expect(decoder.isComplete)
         }
+    }
+
+    @Test func aContentEncodingNamesWhatToDo() {
         #expect(ContentDecoder.decoding(of: "br") == .unsupported)
         #expect(ContentDecoder.decoding(of: "gzip, gzip") == .unsupported)
         #expect(ContentDecoder.decoding(of: "identity") == .identity)
