@@ -54,6 +54,15 @@ import Testing
         #expect(try parsed.nodes(forXPath: "//*[local-name()='path']").count == 10)
     }
 
+    /// Scheduled requests an open run did not send show as their own tile, marked; none, no tile.
+    @Test func requestsNotSentShowAsATile() throws {
+        var result = try sampleResult()
+        #expect(!LoadHTMLReport(result).html.contains("not sent"))
+        result.dropped = 1_234
+        let html = LoadHTMLReport(result).html
+        #expect(html.contains("<div class=\"tile bad\"><div class=\"value\">1,234</div><div class=\"name\">not sent (behind the rate)</div></div>"))
+    }
+
     @Test func aResultWithoutATimelineSaysSo() {
         let html = LoadHTMLReport(LoadResult(target: "t", model: .closed, concurrency: 1)).html
         #expect(html.contains("no timeline"))

@@ -53,7 +53,7 @@ public struct LoadHTMLReport: Sendable {
 
     private var tiles: String {
         let latency = result.latency
-        let items: [(String, String, Bool)] = [
+        var items: [(String, String, Bool)] = [
             ("requests", Format.count(result.requests), false),
             ("requests/s", Format.rate(result.requestsPerSecond), false),
             ("errors", "\(Format.count(result.errors)) (\(Format.percent(result.errorRate)))", result.errors > 0),
@@ -61,6 +61,9 @@ public struct LoadHTMLReport: Sendable {
             ("p99", Format.latency(Double(latency.value(atPercentile: 99))), false),
             ("max", Format.latency(Double(latency.max)), false),
         ]
+        // The open model's scheduled requests not sent (the run fell behind its rate): shown
+        // only when there are any, marked as errors are.
+        if result.dropped > 0 { items.insert(("not sent (behind the rate)", Format.count(result.dropped), true), at: 3) }
         return "<section class=\"tiles\">" + items.map { name, value, bad in
             "<div class=\"tile\(bad ? " bad" : "")\"><div class=\"value\">\(HTML.escape(value))</div><div class=\"name\">\(name)</div></div>"
         }.joined() + "</section>"
