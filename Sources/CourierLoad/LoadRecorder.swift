@@ -124,7 +124,6 @@ final class LoadRecorder: Sendable {
     /// behind its schedule (``LoadSchedule/dropped``).
     func recordDropped(_ count: Int) {
         // Held at the largest count a result holds: a rate no machine sends (1e300) drops more.
-        let count = min(count, Int(LatencyDistribution.largestCount))
         state.withLock { $0.dropped = min(Count.sum($0.dropped, count), Int(LatencyDistribution.largestCount)) }
     }
 

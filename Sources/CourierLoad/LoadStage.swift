@@ -94,7 +94,7 @@ struct StageProfile: Sendable {
         guard let segment = segments.last(where: { $0.start <= seconds }) else { return 0 }
         let elapsed = min(seconds - segment.start, segment.seconds)
         let due = (segment.countBefore + (segment.from + segment.slope * elapsed / 2) * elapsed).rounded(.up)
-        return due.isFinite && due < Double(Int.max) ? Int(max(0, due)) : .max
+        return Int(exactly: max(0, due)) ?? .max // not finite, or past Int
     }
 
     /// Open model: the seconds after the start at which request `number` (from 0) is due, the

@@ -15,7 +15,7 @@ public enum Zstd {
         repeat {
             let end = min(start + blockSize, data.endIndex)
             // Block header, 3 bytes little-endian: the size, type 0 (raw) and the last block's bit.
-            let header = UInt32(end - start) << 3 | (end == data.endIndex ? 1 : 0)
+            let header = UInt32(truncatingIfNeeded: end - start) << 3 | (end == data.endIndex ? 1 : 0) // at most 128 KiB
             frame.append(contentsOf: [0, 8, 16].map { UInt8(truncatingIfNeeded: header >> $0) })
             frame.append(data[start..<end])
             start = end

@@ -90,9 +90,7 @@ struct SlicedDownload {
             throw error
         }
         closed = true
-        guard close(descriptor) == 0 else {
-            throw TransportError(.fileError, message: "closing \(data.path) failed: \(String(cString: strerror(errno)))")
-        }
+        if let error = FileOutput.close(descriptor, path: data.path) { throw error }
         let state = progress.state.withLock { $0 }
         if options.verifyIntegrity, let header = state.head?.headers["x-goog-hash"] ?? record.googHash {
             let pieces = zip(state.slices, state.crc32c).map { Checksums(md5: nil, crc32c: $1, byteCount: $0.end - $0.start) }

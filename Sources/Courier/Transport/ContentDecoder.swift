@@ -52,14 +52,14 @@ final class ContentDecoder {
     private(set) var isComplete = false
     /// Bytes decoded so far, for the error message.
     private(set) var decodedCount: Int64 = 0
-    /// deflate: its first byte, kept until the second tells zlib's wrapper from raw deflate;
-    /// nil once decided (and for gzip).
-    private var deflateStart: UInt8?
-    private var deflateDecided: Bool
+    /// deflate: undecided until two bytes tell zlib's wrapper from raw deflate, holding the
+    /// first while it waits for the second; decided from the start for gzip.
+    private enum Wrapper { case decided, undecided(first: UInt8?) }
+    private var wrapper: Wrapper
 
     init(_ coding: Coding) throws(TransportError) {
         self.coding = coding
-        deflateDecided = coding != .deflate
+        wrapper = coding == .deflate ? .undecided(first: nil) : .decided
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         output = .allocate(byteCount: 32 << 10, alignment: 16)
@@ -82,31 +82,31 @@ final class ContentDecoder {
     /// limit, say): then nothing more is decoded. Throws for bytes that are not the coding.
     func decode(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
         guard !input.isEmpty else { return true }
-        guard deflateDecided else { return try decodeDeflateStart(input, deliver) }
-        return try decodeDecided(input, deliver)
+        guard case .undecided(let first) = wrapper else { return try decodeDecided(input, deliver) }
+        return try decodeDeflateStart(first, input, deliver)
     }
 
     /// HTTP's `deflate` is zlib's format (RFC 9110 §8.4.1.2), but some servers send raw deflate:
     /// as browsers do, the first two bytes decide. A zlib header names method 8 with a window of
     /// at most 32 KiB, and reads as a multiple of 31 (RFC 1950 §2.2). A raw stream that began
     /// the same way is vanishingly rare; one split before its second byte used to fail.
-    private func decodeDeflateStart(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
-        guard let first = deflateStart else {
+    private func decodeDeflateStart(_ first: UInt8?, _ input: UnsafeRawBufferPointer,
+                                    _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(TransportError) -> Bool {
+        guard let first else {
             guard input.count >= 2 else {
-                deflateStart = input[0]
+                wrapper = .undecided(first: input[0])
                 return true
             }
             decide(input[0], input[1])
             return try decodeDecided(input, deliver)
         }
         decide(first, input[0])
-        deflateStart = nil
         let kept = try withUnsafeBytes(of: first) { byte throws(TransportError) in try decodeDecided(byte, deliver) }
         return kept ? try decodeDecided(input, deliver) : false
     }
 
     private func decide(_ first: UInt8, _ second: UInt8) {
-        deflateDecided = true
+        wrapper = .decided
         let zlib = first & 0x0F == 8 && first >> 4 <= 7 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0
         if !zlib { inflateReset2(stream, -15) }
     }

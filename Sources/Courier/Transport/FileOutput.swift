@@ -37,14 +37,16 @@ final class FileOutput {
     /// so the transfer fails.
     func finish() -> TransportError? {
         if descriptor < 0, let error = openFile() { return error }
-        let closed = Glibc.close(descriptor)
-        let reason = errno
+        let error = Self.close(descriptor, path: path)
         descriptor = -1
         LiveObjects.destroyed(.openFile)
-        guard closed == 0 else {
-            return TransportError(.fileError, message: "closing \(path) failed: \(String(cString: strerror(reason)))")
-        }
-        return nil
+        return error
+    }
+
+    /// Closes `descriptor`, a file written to: nil, or why the close failed (the write-back's error).
+    static func close(_ descriptor: Int32, path: String) -> TransportError? {
+        guard Glibc.close(descriptor) != 0 else { return nil }
+        return TransportError(.fileError, message: "closing \(path) failed: \(String(cString: strerror(errno)))")
     }
 
     func close() {
