@@ -10,7 +10,8 @@ import Hummingbird
 /// 403, as do proxied ones with `X-Forwarded-For`), and its answers carry the same header.
 /// Tokens come from the test server's ``TokenServer``, so the protected routes accept them.
 ///
-/// Routes: `/` (what detection probes), `project/project-id`,
+/// Routes: `/` (what detection probes), `project/project-id`, `universe/universe-domain` (404
+/// until ``setUniverseDomain(_:)``, as servers before universes answer),
 /// `instance/service-accounts/<account>/{email,token,identity}` under `/computeMetadata/v1/`.
 public final class MetadataServerFake: Sendable {
     /// How a scripted request misbehaves; each applies to one request, in order.
@@ -33,6 +34,8 @@ public final class MetadataServerFake: Sendable {
         var identityRequests = 0
         var refused = 0
         var lastScopes: String?
+        var universeDomain: String?
+        var universeRequests = 0
     }
 
     private let state = LockedValue(State())
@@ -55,6 +58,10 @@ public final class MetadataServerFake: Sendable {
     /// The `scopes` parameter of the last token request.
     public var lastScopes: String? { state.withLock { $0.lastScopes } }
     public var projectID: String { state.withLock { $0.projectID } }
+    /// What `universe/universe-domain` answers; nil: 404.
+    public func setUniverseDomain(_ domain: String?) { state.withLock { $0.universeDomain = domain } }
+    /// Requests to `universe/universe-domain`.
+    public var universeRequestCount: Int { state.withLock { $0.universeRequests } }
     public var email: String { state.withLock { $0.email } }
 
     func add(to router: Router<BasicRequestContext>) {
@@ -64,6 +71,17 @@ public final class MetadataServerFake: Sendable {
         let v1 = router.group("/computeMetadata/v1")
         v1.get("project/project-id") { request, _ in
             try await self.answer(request) { (self.projectID, "application/text") }
+        }
+        v1.get("universe/universe-domain") { request, _ in
+            let domain = self.state.withLock { state -> String? in
+                state.universeRequests += 1
+                return state.universeDomain
+            }
+            guard let domain else {
+                _ = self.state.withLock { $0.requests += 1 }
+                return Response(status: .notFound, headers: [.metadataFlavor: "Google"])
+            }
+            return try await self.answer(request) { (domain, "application/text") }
         }
         v1.get("instance/service-accounts/:account/email") { request, _ in
             try await self.answer(request) { (self.email, "application/text") }

@@ -10,7 +10,7 @@
 public struct AuthError: CodedError, Hashable {
     enum Code: String, Sendable {
         case invalidGrant, invalidClient, tokenEndpoint, transport, invalidCredentials, insecureEndpoint, signing, cancelled
-        case noCredentials, unsupportedCredentials, permissionDenied, metadataServer
+        case noCredentials, unsupportedCredentials, permissionDenied, metadataServer, universeMismatch
         case accessDenied, stateMismatch, signInTimedOut, authorizationRefused, subjectTokenSource
     }
 
@@ -58,6 +58,10 @@ public struct AuthError: CodedError, Hashable {
     /// The metadata server answered with something that is not a token (or not as the metadata
     /// server: without `Metadata-Flavor: Google`).
     public static let metadataServer = AuthError(.metadataServer, message: "")
+    /// The credentials belong to another universe than the service
+    /// (``ServiceActor/Configuration/universeDomain`` against ``Authorizer/universeDomain(context:)``):
+    /// the request was not sent, so its credentials went nowhere they are not good for.
+    public static let universeMismatch = AuthError(.universeMismatch, message: "")
 
     /// The person declined the consent page (`access_denied`), in the browser or on the device flow's page.
     public static let accessDenied = AuthError(.accessDenied, message: "")

@@ -21,10 +21,17 @@ public protocol Authorizer: Sendable {
     /// ``authorize(_:)`` obtains new ones (GTLR's `primeForRefresh`). Credentials newer than
     /// the rejected ones are kept, so many concurrent 401s cause one refresh.
     func invalidate(_ rejected: HTTPRequest) async
+    /// The universe these credentials are good in (``UniverseDomain``): before each authorized
+    /// request the pipeline compares it with the service's, and sends nothing when they differ.
+    /// The default is Google Cloud's, `googleapis.com`; credentials read from a file take the
+    /// file's `universe_domain`, the metadata server's ask the server once.
+    func universeDomain(context: AuthorizationContext?) async throws -> String
 }
 
 extension Authorizer {
     public func invalidate(_ rejected: HTTPRequest) async {}
+
+    public func universeDomain(context: AuthorizationContext?) async throws -> String { UniverseDomain.googleDefault }
 
     public func authorize(_ request: inout HTTPRequest, context: AuthorizationContext) async throws {
         try await authorize(&request)
@@ -49,5 +56,18 @@ public struct CombinedAuthorizer: Authorizer {
 
     public func invalidate(_ rejected: HTTPRequest) async {
         for authorizer in authorizers { await authorizer.invalidate(rejected) }
+    }
+
+    /// The universe every authorizer agrees on; ``AuthError/universeMismatch`` when two differ.
+    public func universeDomain(context: AuthorizationContext?) async throws -> String {
+        var agreed: String?
+        for authorizer in authorizers {
+            let universe = try await authorizer.universeDomain(context: context)
+            if let agreed, agreed != universe {
+                throw AuthError(.universeMismatch, message: "the combined authorizers belong to two universes, \(agreed) and \(universe)")
+            }
+            agreed = universe
+        }
+        return agreed ?? UniverseDomain.googleDefault
     }
 }

@@ -3,10 +3,15 @@ import Foundation
 /// A fixed access token, sent as `Authorization: Bearer …`. Its description hides the token.
 public struct BearerTokenAuthorizer: Authorizer, CustomStringConvertible {
     private let token: String
+    private let universe: String
 
-    public init(token: String) {
+    /// - Parameter universeDomain: The universe the token was issued in (``UniverseDomain``).
+    public init(token: String, universeDomain: String = UniverseDomain.googleDefault) {
         self.token = token
+        universe = universeDomain
     }
+
+    public func universeDomain(context: AuthorizationContext?) async throws -> String { universe }
 
     public func authorize(_ request: inout HTTPRequest) async throws {
         request.headers["Authorization"] = "Bearer \(token)"
@@ -22,6 +27,11 @@ public struct APIKeyAuthorizer: Authorizer, CustomStringConvertible {
 
     public init(key: String) {
         self.key = key
+    }
+
+    /// An API key makes no claim of its own: it goes to whatever universe the service is in.
+    public func universeDomain(context: AuthorizationContext?) async throws -> String {
+        context?.service.universeDomain ?? UniverseDomain.googleDefault
     }
 
     public func authorize(_ request: inout HTTPRequest) async throws {

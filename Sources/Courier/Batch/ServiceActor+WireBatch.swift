@@ -74,7 +74,7 @@ extension ServiceActor {
     }
 
     private nonisolated func endpoint(for api: APIDescription) -> URL {
-        var root = (configuration.queries.rootURL ?? api.rootURL).absoluteString
+        var root = (configuration.queries.rootURL ?? configuration.root(of: api)).absoluteString
         if !root.hasSuffix("/") { root += "/" }
         return URL(string: root + api.batchPath) ?? api.rootURL
     }

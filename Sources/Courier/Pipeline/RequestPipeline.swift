@@ -211,8 +211,15 @@ struct RequestPipeline: Sendable {
     @inline(never)
     nonisolated(nonsending) func authorized(_ request: HTTPRequest) async throws -> HTTPRequest {
         guard let authorizer else { return request }
+        let authorization = AuthorizationContext(service: service, request: context)
+        // Before any credential is obtained or added: a token of one universe is sent to no other.
+        let universe = try await authorizer.universeDomain(context: authorization)
+        guard universe == service.universeDomain else {
+            throw AuthError(.universeMismatch, message: "the service works in \(service.universeDomain) and its credentials belong to \(universe): "
+                                + "set configuration.universeDomain (or \(UniverseDomain.environmentVariable)) to the credentials' universe; nothing was sent")
+        }
         var signed = request
-        try await authorizer.authorize(&signed, context: AuthorizationContext(service: service, request: context))
+        try await authorizer.authorize(&signed, context: authorization)
         return signed
     }
 

@@ -75,7 +75,8 @@ enum RequestBuilder {
         return request
     }
 
+    /// A root URL set on the query or the service as it is; else the API's, in the service's universe.
     static func rootURL<Response>(for query: Query<Response>, configuration: ServiceActor.Configuration) -> URL {
-        query.execution.rootURL ?? configuration.queries.rootURL ?? query.api.rootURL
+        query.execution.rootURL ?? configuration.queries.rootURL ?? configuration.root(of: query.api)
     }
 }

@@ -37,6 +37,12 @@ extension ServiceActor {
         public var queries = Queries()
         /// Seams for tests: a handler that answers without the network and the clock retries wait on.
         public var testing = TestHooks()
+        /// The universe the service works in (``UniverseDomain``): its APIs' hosts under
+        /// `googleapis.com` move to `<api>.<universe>`, and its requests carry only credentials of
+        /// this universe. nil: `GOOGLE_CLOUD_UNIVERSE_DOMAIN` when set when the service starts,
+        /// else `googleapis.com`; a running service's configuration holds the universe it
+        /// resolved. A root URL set in ``queries`` or on a query is kept as it is.
+        public var universeDomain: String?
 
         /// The defaults: 30 s to connect, 60 s idle, 10 connections per host, HTTP/2, Google's
         /// retry rules, no credentials.
@@ -54,6 +60,28 @@ extension ServiceActor {
                               maxResponseBodySize: transport.maxResponseBodySize, logger: telemetry.logger,
                               resumesCallersInPlace: transport.resumesCallersInPlace,
                               proxy: transport.proxy.resolved { getenv($0).map { String(cString: $0) } })
+        }
+
+        /// `api`'s root URL in this configuration's universe (``UniverseDomain``).
+        func root(of api: APIDescription) -> URL {
+            UniverseDomain.root(api.rootURL, in: universeDomain ?? UniverseDomain.googleDefault)
+        }
+
+        /// ``universeDomain``, else the environment's, else Google Cloud's; validated.
+        func resolvedUniverseDomain(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } })
+            throws(ConfigurationError) -> String
+        {
+            if let universeDomain {
+                guard let domain = UniverseDomain.validated(universeDomain) else {
+                    throw ConfigurationError("universeDomain", "is \(universeDomain.debugDescription); it must be a domain name")
+                }
+                return domain
+            }
+            guard let text = environment(UniverseDomain.environmentVariable), !text.isEmpty else { return UniverseDomain.googleDefault }
+            guard let domain = UniverseDomain.validated(text) else {
+                throw ConfigurationError(UniverseDomain.environmentVariable, "is \(text.debugDescription); it must be a domain name")
+            }
+            return domain
         }
     }
 }

@@ -18,6 +18,9 @@ import Synchronization
 public actor ServiceActor {
     /// The configuration the service was created with.
     public nonisolated let configuration: Configuration
+    /// The universe the service works in: ``Configuration/universeDomain``, else
+    /// `GOOGLE_CLOUD_UNIVERSE_DOMAIN` as it was when the service started, else `googleapis.com`.
+    public nonisolated let universeDomain: String
     let loop: CurlEventLoop
     /// Executions by request ID, for ``cancel(requestID:)``.
     nonisolated let requests = RequestRegistry()
@@ -49,6 +52,10 @@ public actor ServiceActor {
     /// range, or if libcurl or epoll cannot be set up.
     public init(configuration: Configuration = Configuration()) throws {
         try configuration.validate()
+        var configuration = configuration
+        universeDomain = try configuration.resolvedUniverseDomain()
+        // Resolved once: the service's configuration says where its requests go.
+        configuration.universeDomain = universeDomain
         self.configuration = configuration
         trafficLog = configuration.telemetry.httpLog.map(HTTPTrafficLog.init(options:))
         limiter = configuration.limits.maxConcurrentQueries.map(ConcurrencyLimiter.init(limit:))

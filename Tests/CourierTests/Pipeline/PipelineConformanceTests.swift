@@ -509,6 +509,40 @@ import Tracing
 
     static func isCircuitOpen(_ error: any Error) -> Bool { error is CircuitOpenError }
 
+    /// No operation sends credentials to another universe: the service works in one, its
+    /// authorizer belongs to Google Cloud's, so every operation fails before its first request
+    /// leaves (the server sees nothing); with the authorizer in the service's universe, it works.
+    @Test(arguments: Operation.allCases)
+    func noOperationSendsCredentialsToAnotherUniverse(_ operation: Operation) async throws {
+        let bearer = BearerTokenAuthorizer(token: "conformance-token")
+        try await Self.withCell({ configuration, _ in
+            configuration.auth.authorizer = bearer
+            configuration.universeDomain = "sovereign.example"
+        }) { server, service, fileID in
+            let reached = server.counters.requests
+            let error = await #expect(throws: (any Error).self) {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "universe-\(operation)")
+            }
+            #expect(error.map { ($0 as? AuthError) == .universeMismatch || "\($0)".contains("AuthError.universeMismatch") } == true,
+                    "\(operation): \(String(describing: error))")
+            #expect(server.counters.requests == reached, "\(operation) reached the server with another universe's credentials")
+        }
+        try await Self.withCell({ configuration, _ in
+            configuration.auth.authorizer = InUniverse(inner: bearer, universe: "sovereign.example")
+            configuration.universeDomain = "Sovereign.Example"
+        }) { server, service, fileID in
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "same-\(operation)")
+        }
+    }
+
+    /// An authorizer of another universe than Google Cloud's.
+    struct InUniverse: Authorizer {
+        let inner: any Authorizer
+        let universe: String
+        func authorize(_ request: inout HTTPRequest) async throws { try await inner.authorize(&request) }
+        func universeDomain(context: AuthorizationContext?) async throws -> String { universe }
+    }
+
     /// Every operation is traced: a span under its request ID, and a client span per attempt in
     /// its trace, each a descendant of it.
     @Test(arguments: Operation.allCases)

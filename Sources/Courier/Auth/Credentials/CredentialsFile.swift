@@ -9,7 +9,8 @@ enum CredentialsFile: Sendable {
     case gdch(GDCHServiceAccountAuthorizer.Key)
     /// A workforce identity federation user's refresh token (`gcloud auth application-default
     /// login` with a workforce pool): refreshed at STS's `oauthtoken` endpoint, the client as HTTP Basic.
-    case externalAccountAuthorizedUser(clientID: String?, clientSecret: String?, refreshToken: String, tokenURL: URL, quotaProjectID: String?)
+    case externalAccountAuthorizedUser(clientID: String?, clientSecret: String?, refreshToken: String, tokenURL: URL, quotaProjectID: String?,
+                                       universeDomain: String)
     /// `gcloud auth application-default login --impersonate-service-account`.
     indirect case impersonated(source: CredentialsFile, target: String, iamEndpoint: URL, delegates: [String], quotaProjectID: String?)
 
@@ -34,6 +35,11 @@ enum CredentialsFile: Sendable {
             guard let clientID = object["client_id"]?.stringValue, let refreshToken = object["refresh_token"]?.stringValue else {
                 throw AuthError(.invalidCredentials, message: "authorized_user lacks client_id or refresh_token")
             }
+            // Google's OAuth endpoint refreshes users of Google Cloud's universe only.
+            let universe = try UniverseDomain.inCredentials(object)
+            guard universe == UniverseDomain.googleDefault else {
+                throw AuthError(.unsupportedCredentials, message: "authorized_user credentials refresh only in \(UniverseDomain.googleDefault), not in \(universe)")
+            }
             self = .authorizedUser(clientID: clientID, clientSecret: object["client_secret"]?.stringValue, refreshToken: refreshToken,
                                    tokenURL: object["token_uri"]?.stringValue.flatMap(URL.init(string:)),
                                    quotaProjectID: object["quota_project_id"]?.stringValue)
@@ -49,7 +55,8 @@ enum CredentialsFile: Sendable {
             }
             self = .externalAccountAuthorizedUser(clientID: object["client_id"]?.stringValue, clientSecret: object["client_secret"]?.stringValue,
                                                   refreshToken: refreshToken, tokenURL: tokenURL,
-                                                  quotaProjectID: object["quota_project_id"]?.stringValue)
+                                                  quotaProjectID: object["quota_project_id"]?.stringValue,
+                                                  universeDomain: try UniverseDomain.inCredentials(object))
         case "impersonated_service_account":
             guard let url = object["service_account_impersonation_url"]?.stringValue,
                   let source = object["source_credentials"]?.objectValue
@@ -84,12 +91,12 @@ enum CredentialsFile: Sendable {
         case .externalAccount(let configuration):
             return try ExternalAccountAuthorizer(configuration: configuration, scopes: scopes, quotaProjectID: quotaProjectID,
                                                  refresh: refresh)
-        case .externalAccountAuthorizedUser(let clientID, let clientSecret, let refreshToken, let tokenURL, let fileQuota):
+        case .externalAccountAuthorizedUser(let clientID, let clientSecret, let refreshToken, let tokenURL, let fileQuota, let universe):
             // STS refreshes without scopes: the token keeps those of the sign-in.
             return try OAuth2RefreshTokenAuthorizer(
                 clientID: clientID ?? "", clientSecret: clientSecret, refreshToken: refreshToken, scopes: [], tokenURL: tokenURL,
                 clientAuthentication: clientID == nil ? .none : .basic, source: "external_account_authorized_user",
-                quotaProjectID: quotaProjectID ?? fileQuota, refresh: refresh, store: nil, now: Date.init)
+                quotaProjectID: quotaProjectID ?? fileQuota, refresh: refresh, store: nil, universeDomain: universe, now: Date.init)
         case .impersonated(let source, let target, let endpoint, let delegates, let fileQuota):
             // The source only calls IAM: cloud-platform is the scope that call needs.
             let sourceAuthorizer = try source.authorizer(scopes: [GoogleScopes.cloudPlatform], quotaProjectID: nil, refresh: refresh)

@@ -35,6 +35,9 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
         /// The user project of a workforce pool, sent as the STS `options`.
         public var workforcePoolUserProject: String?
         public var quotaProjectID: String?
+        /// The universe the pool belongs to: the file's `universe_domain`, else `googleapis.com`.
+        /// Without a `token_url`, STS is `sts.<universe>`.
+        public var universeDomain: String
 
         public var description: String {
             "ExternalAccountAuthorizer.Configuration(\(audience), \(subjectToken)\(clientSecret == nil ? "" : ", client secret \(Redaction.placeholder)"))"
@@ -60,7 +63,8 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
             }
             self.audience = audience
             subjectTokenType = tokenType
-            let tokenText = object["token_url"]?.stringValue ?? "https://sts.googleapis.com/v1/token"
+            universeDomain = try UniverseDomain.inCredentials(object)
+            let tokenText = object["token_url"]?.stringValue ?? "https://sts.\(universeDomain)/v1/token"
             guard let tokenURL = URL(string: tokenText) else {
                 throw AuthError(.invalidCredentials, message: "external_account token_url is not a URL")
             }
@@ -142,6 +146,9 @@ public final class ExternalAccountAuthorizer: TokenAuthorizer, CustomStringConve
         }
         return try await sts.requestToken(form: form, scopes: scopes, headers: headers, name: "sts.token", through: service, now: now).0
     }
+
+    /// The pool's universe (its file's `universe_domain`).
+    public func universeDomain(context: AuthorizationContext?) async throws -> String { configuration.universeDomain }
 
     public var description: String { "ExternalAccountAuthorizer(\(configuration.audience))" }
 }

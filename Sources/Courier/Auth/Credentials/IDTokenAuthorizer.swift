@@ -29,6 +29,7 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
     public let quotaProjectID: String? = nil
     let cache: TokenCache
     private let sourceName: String
+    private let source: Source
 
     /// - Parameters:
     ///   - audience: The service the tokens are for.
@@ -39,6 +40,7 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
     public init(audience: String, source: Source, includeEmail: Bool = true, refresh: TokenRefresh = .default,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
         self.audience = audience
+        self.source = source
         switch source {
         case .metadataServer(let server, let account):
             sourceName = "metadata"
@@ -49,6 +51,9 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
                 return try IDToken.accessToken(jwt.trimmingCharacters(in: .whitespacesAndNewlines))
             }
         case .serviceAccount(let key, let tokenURL):
+            guard key.universeDomain == UniverseDomain.googleDefault else {
+                throw AuthError(.unsupportedCredentials, message: "a service-account key makes ID tokens only in \(UniverseDomain.googleDefault), not in \(key.universeDomain)")
+            }
             sourceName = "service_account"
             let audienceURL = tokenURL ?? key.tokenURI
             let endpoint = try TokenEndpoint(url: audienceURL)
@@ -68,9 +73,19 @@ public final class IDTokenAuthorizer: TokenAuthorizer, CustomStringConvertible {
             sourceName = "impersonation"
             let iam = try IAMCredentials(endpoint: iamEndpoint)
             cache = TokenCache(source: "impersonated_id_token", refresh: refresh, now: now) { service in
-                try await iam.generateIDToken(target, audience: audience, delegates: delegates, includeEmail: includeEmail,
-                                              authorizedBy: source, through: service)
+                try await iam.inUniverse(of: source, through: service)
+                    .generateIDToken(target, audience: audience, delegates: delegates, includeEmail: includeEmail,
+                                     authorizedBy: source, through: service)
             }
+        }
+    }
+
+    /// The universe of the credentials the tokens come from.
+    public func universeDomain(context: AuthorizationContext?) async throws -> String {
+        switch source {
+        case .metadataServer(let server, _): try await server.universeDomain(through: context?.service)
+        case .serviceAccount(let key, _): key.universeDomain
+        case .impersonation(let source, _, _, _): try await source.universeDomain(context: context)
         }
     }
 

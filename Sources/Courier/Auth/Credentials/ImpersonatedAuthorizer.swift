@@ -50,9 +50,15 @@ public final class ImpersonatedAuthorizer: TokenAuthorizer, CustomStringConverti
         self.quotaProjectID = quotaProjectID ?? source.quotaProjectID
         self.iam = iam
         cache = TokenCache(source: "impersonated_service_account", refresh: refresh, now: now) { service in
-            try await iam.generateAccessToken(targetPrincipal, scopes: scopes, delegates: delegates, lifetime: lifetime,
-                                              authorizedBy: source, through: service)
+            try await iam.inUniverse(of: source, through: service)
+                .generateAccessToken(targetPrincipal, scopes: scopes, delegates: delegates, lifetime: lifetime,
+                                     authorizedBy: source, through: service)
         }
+    }
+
+    /// The source's universe: an impersonated account lives where its impersonator does.
+    public func universeDomain(context: AuthorizationContext?) async throws -> String {
+        try await source.universeDomain(context: context)
     }
 
     public var description: String { "ImpersonatedAuthorizer(\(targetPrincipal) by \(source))" }

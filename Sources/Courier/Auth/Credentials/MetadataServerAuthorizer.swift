@@ -17,27 +17,34 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
     /// The service account (`default`: the one the instance runs as).
     public let account: String
     public let scopes: [String]
+    /// The universe given at creation; nil: the metadata server's (``MetadataServer/universeDomain(through:)``).
+    public let configuredUniverseDomain: String?
+    /// What Application Default Credentials searched, when this authorizer is their last resort.
+    private let searched: String?
     let cache: TokenCache
 
     /// - Parameters:
     ///   - account: The service account, by email or `default`.
     ///   - scopes: Scopes to ask for, where the platform honours them.
     ///   - environment: Where `GCE_METADATA_HOST` is read.
+    ///   - universeDomain: The instance's universe; nil asks the metadata server, once.
     ///   - refresh: When tokens are refreshed.
     ///   - now: The clock for token expiry (a movable one in tests).
     public convenience init(account: String = "default", scopes: [String] = [],
-                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            environment: [String: String] = ProcessInfo.processInfo.environment, universeDomain: String? = nil,
                             refresh: TokenRefresh = .default, now: @escaping @Sendable () -> Date = Date.init) {
         self.init(server: MetadataServer(environment: environment), account: account, scopes: scopes, detect: nil,
-                  refresh: refresh, now: now)
+                  universeDomain: universeDomain, refresh: refresh, now: now)
     }
 
     /// - Parameter detect: When set (Application Default Credentials), the first token request
     ///   first checks that a metadata server answers, and throws ``AuthError/noCredentials``
     ///   with this text and the check's outcome if none does.
-    init(server: MetadataServer, account: String, scopes: [String], detect searched: String?, refresh: TokenRefresh,
-         now: @escaping @Sendable () -> Date) {
+    init(server: MetadataServer, account: String, scopes: [String], detect searched: String?, universeDomain: String? = nil,
+         refresh: TokenRefresh, now: @escaping @Sendable () -> Date) {
         self.server = server
+        configuredUniverseDomain = universeDomain
+        self.searched = searched
         self.account = account
         self.scopes = scopes
         cache = TokenCache(source: "metadata", refresh: refresh, now: now) { service in
@@ -56,6 +63,17 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
             }
             return try TokenEndpoint.accessToken(in: object, scopes: scopes, now: now())
         }
+    }
+
+    /// The universe given at creation, else the metadata server's.
+    public func universeDomain(context: AuthorizationContext?) async throws -> String {
+        if let configuredUniverseDomain { return configuredUniverseDomain }
+        if let searched {
+            // As for a token: no metadata server is "no credentials found", not a failed request.
+            let detection = await server.detect(through: context?.service)
+            guard detection.available else { throw AuthError.nothingFound(searched: searched, metadata: detection.detail) }
+        }
+        return try await server.universeDomain(through: context?.service)
     }
 
     /// The project the instance runs in.

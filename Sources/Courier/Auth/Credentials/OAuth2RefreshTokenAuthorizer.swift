@@ -21,6 +21,7 @@ public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringCo
     private let state: RefreshState
     private let storeLoaded = Atomic<Bool>(false)
     public let quotaProjectID: String?
+    private let universe: String
 
     /// - Parameters:
     ///   - clientID: The OAuth client's ID.
@@ -46,10 +47,12 @@ public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringCo
     ///   - clientAuthentication: How the client's ID and secret travel: in the form (Google's
     ///     OAuth endpoint) or as HTTP Basic (STS's `oauthtoken`, for `external_account_authorized_user`).
     ///   - source: The credentials' kind, in metrics and events.
+    ///   - universeDomain: The universe the tokens are good in (a workforce pool's file says).
     init(clientID: String, clientSecret: String?, refreshToken: String, scopes: [String], tokenURL: URL,
          clientAuthentication: ClientAuthentication, source: String, quotaProjectID: String?, refresh: TokenRefresh,
-         store: (any TokenStore)?, now: @escaping @Sendable () -> Date) throws {
+         store: (any TokenStore)?, universeDomain: String = UniverseDomain.googleDefault, now: @escaping @Sendable () -> Date) throws {
         self.quotaProjectID = quotaProjectID
+        universe = universeDomain
         let endpoint = try TokenEndpoint(url: tokenURL)
         let state = RefreshState(clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken,
                                  scopes: scopes, endpoint: endpoint, clientAuthentication: clientAuthentication, store: store)
@@ -66,6 +69,8 @@ public final class OAuth2RefreshTokenAuthorizer: TokenAuthorizer, CustomStringCo
         }
         return try await cache.token(context: context)
     }
+
+    public func universeDomain(context: AuthorizationContext?) async throws -> String { universe }
 
     public var description: String { "OAuth2RefreshTokenAuthorizer(\(state.clientID))" }
 }

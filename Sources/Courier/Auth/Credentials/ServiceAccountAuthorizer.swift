@@ -77,10 +77,22 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
         self.refresh = refresh
         self.now = now
         let audience = tokenURL ?? key.tokenURI
+        if key.universeDomain != UniverseDomain.googleDefault {
+            // Outside Google Cloud's universe no OAuth token endpoint serves service accounts:
+            // the account signs its own tokens, so there is no domain-wide delegation either.
+            guard subject == nil else {
+                throw AuthError(.unsupportedCredentials, message: "domain-wide delegation (subject) works only in \(UniverseDomain.googleDefault), not in \(key.universeDomain)")
+            }
+            guard selfSignedJWT != .never else {
+                throw AuthError(.unsupportedCredentials, message: "a service account of \(key.universeDomain) signs its own tokens: selfSignedJWT cannot be .never")
+            }
+        }
         switch selfSignedJWT {
         case .always: selfSigned = true
         case .never: selfSigned = false
-        case .automatic: selfSigned = subject == nil && (audience.host?.hasSuffix(".googleapis.com") ?? false)
+        case .automatic:
+            selfSigned = subject == nil
+                && (key.universeDomain != UniverseDomain.googleDefault || (audience.host?.hasSuffix(".googleapis.com") ?? false))
         }
         guard !selfSigned || subject == nil else {
             throw AuthError(.invalidCredentials, message: "domain-wide delegation (subject) needs the token endpoint, not a self-signed JWT")
@@ -104,6 +116,9 @@ public final class ServiceAccountAuthorizer: TokenAuthorizer, CustomStringConver
             }
         }
     }
+
+    /// The key's universe (its file's `universe_domain`).
+    public func universeDomain(context: AuthorizationContext?) async throws -> String { key.universeDomain }
 
     private static func selfSignedToken(key: ServiceAccountKey, claims: JSONObject, scopes: [String], at now: Date) throws -> AccessToken {
         AccessToken(value: try key.signedJWT(claims: claims, at: now), expiresAt: now.addingTimeInterval(3600), scopes: scopes)

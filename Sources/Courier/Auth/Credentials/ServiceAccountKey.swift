@@ -8,6 +8,8 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible {
     public let projectID: String?
     /// The key file's `quota_project_id`, if any.
     public let quotaProjectID: String?
+    /// The universe the account belongs to: the key file's `universe_domain`, else `googleapis.com`.
+    public let universeDomain: String
     let privateKey: RSAPrivateKey
 
     /// Reads the key file a service account's "Create key" downloads.
@@ -41,6 +43,7 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible {
         tokenURI = object["token_uri"]?.stringValue.flatMap(URL.init(string:)) ?? OAuth2RefreshTokenAuthorizer.googleTokenURL
         projectID = object["project_id"]?.stringValue
         quotaProjectID = object["quota_project_id"]?.stringValue
+        universeDomain = try UniverseDomain.inCredentials(object)
         privateKey = key
     }
 

@@ -30,6 +30,15 @@ struct IAMCredentials: Sendable {
         return (try IAMCredentials(endpoint: endpoint), account)
     }
 
+    /// This endpoint in `source`'s universe: Google's (`iamcredentials.googleapis.com`) becomes
+    /// `iamcredentials.<universe>`, so the source's token never goes to another universe's IAM;
+    /// any other endpoint (a test server) is kept.
+    func inUniverse(of source: any TokenAuthorizer, through service: ServiceActor?) async throws -> IAMCredentials {
+        let universe = try await source.universeDomain(context: service.map { AuthorizationContext(service: $0) })
+        let moved = UniverseDomain.root(endpoint, in: universe)
+        return moved == endpoint ? self : try IAMCredentials(endpoint: moved)
+    }
+
     private func post(_ account: String, method: String, body: JSONObject, authorizedBy source: any TokenAuthorizer,
                       through service: ServiceActor?) async throws -> JSONObject {
         let sourceToken = try await source.token(context: service.map { AuthorizationContext(service: $0) })

@@ -85,6 +85,31 @@ public struct MetadataServer: Sendable, Hashable {
         try await text("project/project-id", name: "metadata.project-id", through: service)
     }
 
+    /// The universe the instance runs in (``UniverseDomain``): `universe/universe-domain`,
+    /// asked once per server for the process. A server that does not know the path (404, as
+    /// every one did before universes) or answers empty means `googleapis.com`, as Google's
+    /// libraries read it; any other failure is an ``AuthError`` and is asked again next time.
+    public func universeDomain(through service: ServiceActor? = nil) async throws -> String {
+        if let known = Self.universes.withLock({ $0[root] }) { return known }
+        let domain: String
+        do {
+            let text = try await self.text("universe/universe-domain", name: "metadata.universe-domain", through: service)
+            if text.isEmpty {
+                domain = UniverseDomain.googleDefault
+            } else if let valid = UniverseDomain.validated(text) {
+                domain = valid
+            } else {
+                throw AuthError(.metadataServer, message: "the metadata server's universe domain \(text.debugDescription) is not a domain name")
+            }
+        } catch let error as AuthError where error.code == .metadataServer && error.status == 404 {
+            domain = UniverseDomain.googleDefault
+        }
+        Self.universes.withLock { $0[root] = domain }
+        return domain
+    }
+
+    private static let universes = LockedValue<[URL: String]>([:])
+
     /// The email of one of the instance's service accounts (`default`: the one it runs as).
     public func serviceAccountEmail(_ account: String = "default", through service: ServiceActor? = nil) async throws -> String {
         try await text("instance/service-accounts/\(account)/email", name: "metadata.email", through: service)
