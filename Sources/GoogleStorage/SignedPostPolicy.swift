@@ -27,13 +27,15 @@ public struct PostPolicyOptions: Sendable {
     public var scheme: String?
     /// The host the form posts to instead of Cloud Storage's (see ``SignedURLOptions/endpoint``).
     public var endpoint: String?
-    public var universeDomain: String
+    /// The universe the default host belongs to; nil: the signing service's, else `googleapis.com`
+    /// (see ``SignedURLOptions/universeDomain``).
+    public var universeDomain: String?
     /// When the policy starts to work; now when nil.
     public var date: Date?
 
     public init(expiration: Duration = .seconds(3600), fields: [String: String] = [:], conditions: [PostPolicyCondition] = [],
                 style: StorageURLStyle = .pathStyle, scheme: String? = nil, endpoint: String? = nil,
-                universeDomain: String = "googleapis.com", date: Date? = nil) {
+                universeDomain: String? = nil, date: Date? = nil) {
         self.expiration = expiration
         self.fields = fields
         self.conditions = conditions
@@ -60,6 +62,8 @@ extension StorageSigning {
     public static func postPolicy(bucket: String, object: String, options: PostPolicyOptions,
                                   signer: any BlobSigner, through service: ServiceActor? = nil) async throws -> SignedPostPolicy {
         let account = try await account(of: signer, through: service)
+        var options = options
+        options.universeDomain = options.universeDomain ?? service?.universeDomain
         let policy = try V4PostPolicy(bucket: bucket, object: object, options: options, account: account,
                                       environment: ProcessInfo.processInfo.environment)
         let signature = try await sign(policy.encoded, with: signer, through: service)

@@ -32,14 +32,15 @@ public struct SignedURLOptions: Sendable {
     /// The host (and port) the URL names, instead of Cloud Storage's: an emulator, a private
     /// endpoint. It may carry a scheme (`http://localhost:9000`), used when ``scheme`` is nil.
     public var endpoint: String?
-    /// The universe the default host belongs to: `storage.<universeDomain>`.
-    public var universeDomain: String
+    /// The universe the default host belongs to: `storage.<universeDomain>`. nil: the universe
+    /// of the service the URL is signed through (``ServiceActor/universeDomain``), else `googleapis.com`.
+    public var universeDomain: String?
     /// When the URL starts to work; now when nil.
     public var date: Date?
 
     public init(method: String = "GET", expiration: Duration = .seconds(3600), headers: [String: String] = [:],
                 queryParameters: [String: String] = [:], style: StorageURLStyle = .pathStyle, scheme: String? = nil,
-                endpoint: String? = nil, universeDomain: String = "googleapis.com", date: Date? = nil) {
+                endpoint: String? = nil, universeDomain: String? = nil, date: Date? = nil) {
         self.method = method
         self.expiration = expiration
         self.headers = headers
@@ -103,6 +104,8 @@ public enum StorageSigning {
     public static func signedURL(bucket: String, object: String?, options: SignedURLOptions,
                                  signer: any BlobSigner, through service: ServiceActor? = nil) async throws -> URL {
         let account = try await account(of: signer, through: service)
+        var options = options
+        options.universeDomain = options.universeDomain ?? service?.universeDomain
         let request = try V4SignedURL(bucket: bucket, object: object, options: options, account: account,
                                       environment: ProcessInfo.processInfo.environment)
         let signature = try await sign(request.stringToSign, with: signer, through: service)
@@ -229,7 +232,7 @@ struct V4Host {
             if let endpoint = options.endpoint ?? environment["STORAGE_EMULATOR_HOST"].flatMap({ $0.isEmpty ? nil : $0 }) {
                 base = endpoint
             } else {
-                base = "storage.\(options.universeDomain)"
+                base = "storage.\(options.universeDomain ?? UniverseDomain.googleDefault)"
             }
         }
         if let range = base.range(of: "://") {

@@ -100,7 +100,7 @@ import Testing
             method: testCase.method, expiration: .seconds(testCase.expiration), headers: testCase.headers ?? [:],
             queryParameters: testCase.queryParameters ?? [:],
             style: Self.style(testCase.urlStyle, hostname: testCase.bucketBoundHostname), scheme: testCase.scheme,
-            endpoint: testCase.hostname ?? testCase.clientEndpoint, universeDomain: testCase.universeDomain ?? "googleapis.com",
+            endpoint: testCase.hostname ?? testCase.clientEndpoint, universeDomain: testCase.universeDomain,
             date: try Self.date(testCase.timestamp))
         let environment = testCase.emulatorHostname.map { ["STORAGE_EMULATOR_HOST": $0] } ?? [:]
         let parts = try V4SignedURL(bucket: testCase.bucket, object: testCase.object, options: options,

@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    /// A service in another universe signs URLs for that universe's Cloud Storage, with an
+    /// account of that universe (the metadata server says which), unless the options name one.
+    @Test func aServiceInAnotherUniverseSignsForItsOwnStorage() async throws {
+        try await withTestServer { server in
+            server.metadata.setUniverseDomain("sovereign.example")
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.universeDomain = "sovereign.example"
+            try await withCheckedService(configuration: configuration) { service in
+                let metadata = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])
+                let signer = try BlobSigners.signer(for: metadata, iamEndpoint: server.url("/iam"))
+                let url = try await StorageSigning.signedURL(bucket: "b", object: "o", options: SignedURLOptions(date: Self.date),
+                                                             signer: signer, through: service)
+                #expect(url.absoluteString.hasPrefix("https://storage.sovereign.example/b/o?"))
+                let named = try await StorageSigning.signedURL(bucket: "b", object: "o",
+                                                               options: SignedURLOptions(universeDomain: "other.example", date: Self.date),
+                                                               signer: signer, through: service)
+                #expect(named.host == "storage.other.example")
+                let policy = try await StorageSigning.postPolicy(bucket: "b", object: "o", options: PostPolicyOptions(date: Self.date),
+                                                                 signer: signer, through: service)
+                #expect(policy.url.absoluteString.hasPrefix("https://storage.sovereign.example/b/"))
+            }
+        }
+    }
+
     @Test func impersonatedCredentialsSignAsTheirTarget() async throws {
         try await withServerAndService { server, service in
             let source = MetadataServerAuthorizer(environment: ["GCE_METADATA_HOST": server.metadataHost])

@@ -71,7 +71,8 @@ public struct IAMBlobSigner: BlobSigner, CustomStringConvertible {
 
     public func sign(_ data: Data, through service: ServiceActor?) async throws -> Data {
         let signer = try await signingAccount(through: service)
-        return try await iam.signBlob(signer, data, delegates: delegates, authorizedBy: source, through: service)
+        return try await iam.inUniverse(of: source, through: service)
+            .signBlob(signer, data, delegates: delegates, authorizedBy: source, through: service)
     }
 
     public var description: String { "IAMBlobSigner(\(account ?? "the metadata server's account") by \(source))" }
