@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 
 /// The service account of the machine the process runs on, from the metadata server: what
@@ -21,6 +22,9 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
     public let configuredUniverseDomain: String?
     /// What Application Default Credentials searched, when this authorizer is their last resort.
     private let searched: String?
+    /// The server's answer once had: every authorized request asks, so it is kept here rather
+    /// than looked up by URL each time.
+    private let learnedUniverse = LockedValue<String?>(nil)
     let cache: TokenCache
 
     /// - Parameters:
@@ -67,13 +71,15 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
 
     /// The universe given at creation, else the metadata server's.
     public func universeDomain(context: AuthorizationContext?) async throws -> String {
-        if let configuredUniverseDomain { return configuredUniverseDomain }
+        if let universe = configuredUniverseDomain ?? learnedUniverse.withLock({ $0 }) { return universe }
         if let searched {
             // As for a token: no metadata server is "no credentials found", not a failed request.
             let detection = await server.detect(through: context?.service)
             guard detection.available else { throw AuthError.nothingFound(searched: searched, metadata: detection.detail) }
         }
-        return try await server.universeDomain(through: context?.service)
+        let universe = try await server.universeDomain(through: context?.service)
+        learnedUniverse.withLock { $0 = universe }
+        return universe
     }
 
     /// The project the instance runs in.
