@@ -94,7 +94,10 @@ struct ResumableUpload<Response: QueryResponse> {
         case .data:
             throw UploadError(code: .invalidParameters, message: "only file and stream uploads can be resumed in another process")
         }
-        // A session is the caller's to keep (a file, a database): its numbers are checked as input.
+        // A session is the caller's to keep (a file, a database): checked as input. Its chunks
+        // carry the service's credentials, so its URI must be where this upload's session would be.
+        try Self.checkSessionHost(session.sessionURI, root: RequestBuilder.rootURL(for: query, configuration: execution.configuration),
+                                  universe: execution.configuration.universeDomain ?? UniverseDomain.googleDefault)
         guard session.offset >= 0, (session.totalBytes ?? 0) >= 0, session.offset <= session.totalBytes ?? .max else {
             throw UploadError(code: .invalidParameters, message: "the session's offset \(session.offset) does not lie within its \(session.totalBytes.map(String.init) ?? "unknown") bytes")
         }
@@ -110,6 +113,20 @@ struct ResumableUpload<Response: QueryResponse> {
                                                  capacity: Self.readAhead(chunkSize)))
         }
         control.record(session)
+    }
+
+    /// A resumed session's URI: at this upload's own host (its root URL's scheme, host and
+    /// port: Cloud Storage's, an emulator's), or over https anywhere in the service's universe
+    /// (a regional endpoint). Anywhere else, a session file someone edited or brought from
+    /// elsewhere would have the service's token sent to a host it is not for.
+    static func checkSessionHost(_ uri: URL, root: URL, universe: String) throws(UploadError) {
+        let scheme = uri.scheme?.lowercased(), host = uri.host?.lowercased() ?? ""
+        let atRoot = scheme == root.scheme?.lowercased() && host == root.host?.lowercased() && uri.port == root.port
+        let inUniverse = scheme == "https" && (host == universe || host.hasSuffix(".\(universe)")) && uri.user == nil
+        guard atRoot || inUniverse else {
+            throw UploadError(code: .invalidParameters,
+                              message: "the session's URI is at \(scheme ?? "?")://\(host), neither this upload's host (\(root.host ?? "?")) nor in \(universe) over https: its chunks would carry the service's credentials there")
+        }
     }
 
     /// Checksums of the whole source: a file's or data's hashed in the background while chunks

@@ -383,6 +383,51 @@ import Testing
         }
     }
 
+    /// A session's URI is caller input too, and its chunks carry the service's credentials: one
+    /// that points anywhere but this upload's host (another port, another host, another scheme)
+    /// or an https host of the service's universe is refused before anything is sent. The test
+    /// server's raw fault listener, on another port of the same address, sees nothing.
+    @Test func aSessionElsewhereThanTheUploadsHostIsRefused() async throws {
+        try await withTestServer { server in
+            let file = try PatternFile(size: 300_000)
+            defer { file.remove() }
+            let identity = try UploadSession.FileIdentity(of: file.url)
+            func session(_ uri: URL) -> UploadSession {
+                UploadSession(sessionURI: uri, offset: 0, totalBytes: 300_000, chunkSize: 262_144, mimeType: "application/octet-stream",
+                              file: identity, queryName: "files.insert", verifyIntegrity: true)
+            }
+            var configuration = ServiceActor.Configuration.testing(server.baseURL)
+            configuration.auth.authorizer = BearerTokenAuthorizer(token: "TOKEN-s3kr1t")
+            try await withCheckedService(configuration: configuration) { service in
+                let query = Files.insert(server, name: "elsewhere", upload: UploadParameters(file: file.url, mimeType: "application/octet-stream"))
+                let reached = server.counters.requests // the main listener's and the raw fault listener's
+                let path = "/upload/files/v1/files?upload_id=none"
+                var http = URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false)!
+                http.scheme = "https"
+                for uri in [URL(string: server.faultURL.absoluteString + path)!, URL(string: "https://evil.example" + path)!,
+                            URL(string: "http://storage.googleapis.com" + path)!, http.url!.appendingPathComponent("upload")] {
+                    let error = await #expect(throws: UploadError.invalidParameters) {
+                        try await service.resumeUpload(session(uri), query: query).value
+                    }
+                    #expect(error?.message.contains("s3kr1t") == false)
+                }
+                #expect(server.counters.requests == reached)
+                #expect(server.files.chunkRequestCount == 0 && server.files.statusQueryCount == 0)
+                // At the upload's own host it goes ahead (the server has forgotten it: a new session).
+                let uploaded = try await service.resumeUpload(session(server.url(path)), query: query).value
+                #expect(uploaded.json["name"]?.stringValue == "elsewhere")
+            }
+            // In the service's universe over https, a regional endpoint say, it is the upload's to use.
+            let root = URL(string: "https://storage.googleapis.com/")!
+            try ResumableUpload<Note>.checkSessionHost(URL(string: "https://storage.us-east1.rep.googleapis.com/upload?upload_id=x")!,
+                                                             root: root, universe: UniverseDomain.googleDefault)
+            #expect(throws: UploadError.invalidParameters) {
+                try ResumableUpload<Note>.checkSessionHost(URL(string: "https://storage.evilgoogleapis.com/upload")!, root: root,
+                                                                 universe: UniverseDomain.googleDefault)
+            }
+        }
+    }
+
     /// Any process can set a file's time past 2262 (`touch -d 2400-01-01`): its identity in
     /// nanoseconds overflowed Int64 and stopped the process before the upload began. Now held at
     /// Int64's ends, and such a file uploads, its session saved and removed as any other's.
