@@ -29,9 +29,9 @@ public enum UniverseDomain {
     }
 
     /// A credentials file's `universe_domain`: the default when absent (as in every file made
-    /// before universes existed) or empty, as Google's libraries read it.
+    /// before universes existed), null or empty, as Google's libraries read it.
     static func inCredentials(_ object: JSONObject) throws(AuthError) -> String {
-        guard let value = object["universe_domain"] else { return googleDefault }
+        guard let value = object["universe_domain"], !value.isNull else { return googleDefault }
         guard let text = value.stringValue else {
             throw AuthError(.invalidCredentials, message: "universe_domain is not a string")
         }

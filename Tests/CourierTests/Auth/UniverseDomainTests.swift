@@ -132,7 +132,9 @@ import Testing
         #expect(throws: AuthError.unsupportedCredentials) { try CredentialsFile(object: elsewhere) }
         var empty = user
         empty["universe_domain"] = ""
-        _ = try CredentialsFile(object: empty) // empty: Google Cloud's, as Google's libraries read it
+        _ = try CredentialsFile(object: empty) // empty or null: Google Cloud's, as Google's libraries read it
+        empty["universe_domain"] = .null
+        _ = try CredentialsFile(object: empty)
         for bad: JSONValue in ["evil.example/x", "a..b", "-a.example", "host:443", 42] {
             var object = user
             object["universe_domain"] = bad
