@@ -78,7 +78,7 @@ public final class MetadataServerFake: Sendable {
                 return state.universeDomain
             }
             guard let domain else {
-                _ = self.state.withLock { $0.requests += 1 }
+                self.state.withLock { $0.requests += 1 }
                 return Response(status: .notFound, headers: [.metadataFlavor: "Google"])
             }
             return try await self.answer(request) { (domain, "application/text") }

@@ -11,6 +11,7 @@ import Testing
 @Suite struct UniverseDomainTests {
     static let sovereign = "sovereign.example"
 
+    @discardableResult
     func withAuthorized<T: Sendable>(_ server: TestServer, _ authorizer: any Authorizer, universe: String? = nil,
                                      _ body: (ServiceActor) async throws -> T) async throws -> T {
         var configuration = ServiceActor.Configuration.testing(server.baseURL)
