@@ -65,8 +65,9 @@ public struct AuthError: CodedError, Hashable {
 
     /// The person declined the consent page (`access_denied`), in the browser or on the device flow's page.
     public static let accessDenied = AuthError(.accessDenied, message: "")
-    /// A redirect reached the sign-in's loopback listener with a `state` it did not send: not
-    /// this sign-in's answer (a stale tab, or a forged request). Nothing was exchanged.
+    /// The sign-in timed out, and only redirects with a `state` it did not send reached its
+    /// loopback listener (a stale tab, or a forged request): each was refused, nothing was
+    /// exchanged, and the message counts them. Such a redirect does not end a sign-in.
     public static let stateMismatch = AuthError(.stateMismatch, message: "")
     /// Nobody completed the sign-in in time: the browser's redirect did not come, or the
     /// device code expired (`expired_token`).

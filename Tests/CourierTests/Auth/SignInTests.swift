@@ -70,10 +70,13 @@ enum SignInFixtures {
         #expect(redirect.answer(LoopbackRequest(method: "POST", target: "/?code=c&state=the-state")).outcome == nil)
         let good = redirect.answer(LoopbackRequest(method: "GET", target: "/?code=4%2Fc-s3kr1t&scope=a%20b&state=the-state"))
         #expect(good.outcome == .success("4/c-s3kr1t") && good.status == 200)
-        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?code=c&state=other")).outcome == .failure(.stateMismatch))
-        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?code=c")).outcome == .failure(.stateMismatch))
+        // Another state, or none: refused (400), counted, and no outcome: the sign-in waits on.
+        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?code=c&state=other")).status == 400)
+        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?code=c&state=other")).outcome == nil)
+        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?code=c")).outcome == nil)
         // An error without the right state is not believed either.
-        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?error=access_denied")).outcome == .failure(.stateMismatch))
+        #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?error=access_denied")).outcome == nil)
+        #expect(redirect.refused.withLock { $0 } == 4)
         #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?error=access_denied&state=the-state")).outcome == .failure(.accessDenied))
         #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?error=invalid_scope&state=the-state")).outcome == .failure(.authorizationRefused))
         #expect(redirect.answer(LoopbackRequest(method: "GET", target: "/?state=the-state")).outcome == .failure(.authorizationRefused))
@@ -142,12 +145,17 @@ enum SignInFixtures {
         }
     }
 
+    /// Declined: at once. A redirect with another state: refused, and the sign-in waits on for
+    /// its own until its timeout, then says what it refused.
     @Test(arguments: [(SignInFake.Consent.deny, AuthError.accessDenied), (.wrongState, .stateMismatch)])
     func aSignInThatDoesNotCompleteEndsWithItsErrorAndNothingListening(consent: SignInFake.Consent, expected: AuthError) async throws {
         try await withTestServer { server in
             server.tokens.signIn.consent = consent
             let signIn = UserSignIn(client: SignInFixtures.client(server), scopes: ["notes.read"])
-            let (outcome, consentURL) = try await Self.signInInChromium(signIn)
+            let (outcome, consentURL) = try await Self.signInInChromium(signIn, timeout: consent == .wrongState ? .seconds(8) : .seconds(60))
+            if consent == .wrongState {
+                #expect((try? outcome.get()) == nil && "\(outcome)".contains("1 redirect(s) with another state were refused"))
+            }
             #expect(throws: expected) { try outcome.get() }
             #expect(server.tokens.signIn.consentPageCount == 1) // the browser did get there
             #expect(server.tokens.signIn.codeExchanges == 0 && server.tokens.signIn.refusedExchanges == 0)
@@ -173,6 +181,42 @@ enum SignInFixtures {
 
 /// The listener and the exchange without a browser: a scripted client plays each part.
 @Suite struct LoopbackListenerTests {
+    /// Any local process (or a web page) that finds the port can send a redirect: one with
+    /// another state, a code or an error in it, is refused and ends nothing; the person's own
+    /// redirect that follows completes the sign-in. Before, the first one ended it.
+    @Test func aForgedRedirectCannotEndTheSignIn() async throws {
+        try await withTestServer { server in
+            let signIn = UserSignIn(client: SignInFixtures.client(server), scopes: ["notes.read"])
+            let refusals = LockedValue<[Int]>([])
+            let credentials = try await signIn.withBrowser(timeout: .seconds(30)) { consent in
+                let (_, port, state) = try SignInFixtures.redirect(of: consent)
+                _ = state
+                Task {
+                    for forged in ["/?error=access_denied&state=forged", "/?code=4%2Fforged-s3kr1t&state=forged", "/?code=4%2Fno-state"] {
+                        let status = try await Self.get(port: port, forged)
+                        refusals.withLock { $0.append(status) }
+                    }
+                    // Then the person: the consent page, Allow, and the redirect it answers with.
+                    var configuration = ServiceActor.Configuration()
+                    configuration.transport.followRedirects = false
+                    try await withCheckedService(configuration: configuration) { service in
+                        let page = String(decoding: try await service.send(HTTPRequest(url: consent)).body, as: UTF8.self)
+                        let id = try #require(page.range(of: #"name="request" value="[^"]+""#, options: .regularExpression)
+                            .map { page[$0].dropFirst(#"name="request" value=""#.count).dropLast() })
+                        var approve = HTTPRequest(method: .post, url: server.url("/o/oauth2/v2/approve"))
+                        approve.headers["Content-Type"] = "application/x-www-form-urlencoded"
+                        approve.body = .data(Data("request=\(id)&decision=allow".utf8))
+                        let location = try #require(try await service.send(approve).headers["Location"])
+                        _ = try await service.send(HTTPRequest(url: try #require(URL(string: location))))
+                    }
+                }
+            }
+            #expect(refusals.withLock { $0 } == [400, 400, 400])
+            #expect(server.tokens.signIn.codeExchanges == 1)
+            #expect(credentials.scopes == ["notes.read"])
+        }
+    }
+
     /// A GET to the listener, as a browser sends it; returns the status line.
     static func get(port: Int, _ target: String) async throws -> Int {
         let url = try #require(URL(string: "http://127.0.0.1:\(port)\(target)"))

@@ -1,3 +1,4 @@
+import CourierSync
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,13 +13,17 @@ extension UserSignIn {
     /// one redirect that carries the right `state`, answers the browser with a short page, and
     /// exchanges the code with its verifier. Nothing listens once this returns or throws.
     ///
+    /// A redirect with another `state` (a stale tab, or any local process or web page that
+    /// found the port) is answered 400 and believed in nothing, its code or error included, and
+    /// the sign-in goes on waiting for its own: such a request cannot end it.
+    ///
     /// - Parameters:
     ///   - timeout: How long the person has to consent.
     ///   - open: Shows the consent URL: by default ``openInSystemBrowser(_:)``.
-    /// - Throws: ``AuthError/accessDenied`` when the person declines; ``AuthError/stateMismatch``
-    ///   for a redirect this sign-in did not ask for; ``AuthError/signInTimedOut`` when
-    ///   `timeout` passes; `CancellationError` when the task is cancelled; the token endpoint's
-    ///   errors from the exchange.
+    /// - Throws: ``AuthError/accessDenied`` when the person declines; ``AuthError/signInTimedOut``
+    ///   when `timeout` passes, or ``AuthError/stateMismatch`` when it passes after only redirects
+    ///   with another `state` came; `CancellationError` when the task is cancelled; the token
+    ///   endpoint's errors from the exchange.
     public func withBrowser(timeout: Duration = .seconds(300),
                             open: @Sendable (URL) async throws -> Void = openInSystemBrowser) async throws -> UserCredentials {
         let listener = try LoopbackListener()
@@ -29,6 +34,11 @@ extension UserSignIn {
         let outcome = try await listener.serve(timeout: timeout) { redirect.answer($0) }
         switch outcome {
         case nil:
+            let refused = redirect.refused.withLock { $0 }
+            guard refused == 0 else {
+                throw AuthError(.stateMismatch, message: "no sign-in came back within \(timeout.seconds) s; \(refused) redirect(s) with "
+                                    + "another state were refused (a stale tab, or a request this sign-in did not ask for)")
+            }
             throw AuthError(.signInTimedOut, message: "no sign-in came back within \(timeout.seconds) s")
         case .failure(let error)?:
             throw error
@@ -104,10 +114,13 @@ extension UserSignIn {
 }
 
 /// The redirect a loopback sign-in waits for: at its path, with its `state`, carrying a code
-/// or the provider's error. Other paths (a browser's `/favicon.ico`) get a 404 and change nothing.
+/// or the provider's error. Other paths (a browser's `/favicon.ico`) get a 404 and change
+/// nothing; a redirect with another `state` gets a 400, is counted, and changes nothing either.
 struct LoopbackRedirect: Sendable {
     let redirectURI: String
     let state: String
+    /// Redirects refused for their `state`.
+    let refused = LockedValue(0)
 
     func answer(_ request: LoopbackRequest) -> LoopbackAnswer<Result<String, AuthError>> {
         guard request.method == "GET", let components = URLComponents(string: request.target), components.path == "/" else {
@@ -116,9 +129,11 @@ struct LoopbackRedirect: Sendable {
         let items = components.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         // The state first: an error or a code in a redirect this sign-in did not ask for is not trusted.
+        // Not an outcome: ending the sign-in here would let any local request cancel it.
         guard value("state") == state else {
-            return LoopbackAnswer(status: 400, page: "Sign-in failed: this answer is not for the sign-in that is waiting.",
-                                  outcome: .failure(AuthError(.stateMismatch, message: "the redirect's state is not the one this sign-in sent")))
+            refused.withLock { $0 += 1 }
+            return LoopbackAnswer(status: 400, page: "This answer is not for the sign-in that is waiting; it goes on waiting for its own.",
+                                  outcome: nil)
         }
         if let error = value("error") {
             let described = value("error_description") ?? error
