@@ -30,10 +30,10 @@ extension LoadRunCommand {
         options.concurrency = concurrency
         if let connections, connections < 1 { throw ValidationError("--connections must be at least 1") }
         options.connections = connections
-        // Both given, the count won and the duration was ignored without a word.
-        if requests != nil && duration != nil { throw ValidationError("give --duration or --requests, not both") }
         options.duration = try DurationParsing.require(duration ?? "10s", "--duration")
-        guard options.duration > .zero || requests != nil else { throw ValidationError("--duration must be positive") }
+        guard options.duration > .zero else { throw ValidationError("--duration must be positive") }
+        // Both given: whichever comes first, as ab's -n with -t.
+        if requests != nil, duration != nil { options.maxDuration = options.duration }
         if !stages.isEmpty {
             if duration != nil { throw ValidationError("--stage sets the run's length: give stages or --duration, not both") }
             options.ramp = try Self.parseRamp(stages)

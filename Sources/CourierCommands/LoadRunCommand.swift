@@ -40,10 +40,10 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "Connections per host (default: one per request in flight; with --http2, one per 100).")
     var connections: Int?
 
-    @Option(name: .shortAndLong, help: "How long to load, after the warm-up: 10s, 2m, 1m30s (default 10s).")
+    @Option(name: .shortAndLong, help: "How long to load, after the warm-up: 10s, 2m, 1m30s (default 10s); with -n, at most this long.")
     var duration: String?
 
-    @Option(name: [.customShort("n"), .long], help: "Send this many requests instead of loading for a duration.")
+    @Option(name: [.customShort("n"), .long], help: "Send this many requests instead of loading for a duration (with -d: whichever comes first).")
     var requests: Int?
 
     @Option(help: "The open model: start this many requests per second, whatever the server does.")

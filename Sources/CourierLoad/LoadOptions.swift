@@ -18,6 +18,9 @@ public struct LoadOptions: Sendable {
     public var duration: Duration = .seconds(10)
     /// Send exactly this many requests instead of running for a duration.
     public var requests: Int?
+    /// With ``requests``: stop starting requests after this long too, whichever comes first
+    /// (ab's `-n` with `-t`, k6's `iterations` with `maxDuration`).
+    public var maxDuration: Duration?
     /// The open model: requests per second at a constant rate. Latency then counts from the
     /// intended send time, correcting coordinated omission as wrk2 does.
     public var rate: Double?
@@ -75,7 +78,12 @@ public struct LoadOptions: Sendable {
             "timeout": "\(timeout)",
             "executor": loopExecutor ? "loop" : "default",
         ]
-        if let requests { settings["requests"] = String(requests) } else { settings["duration"] = "\(duration)" }
+        if let requests {
+            settings["requests"] = String(requests)
+            if let maxDuration { settings["duration"] = "\(maxDuration)" }
+        } else {
+            settings["duration"] = "\(duration)"
+        }
         if let rate { settings["rate"] = Format.number(rate) }
         if let ramp {
             settings["stages"] = ramp.stages.map { "\(Format.number($0.seconds))s:\(Format.number($0.target))\(ramp.kind == .rate ? "/s" : "")" }

@@ -49,9 +49,14 @@ public struct LoadRunner: Sendable {
         guard options.duration > .zero || options.requests != nil || options.ramp != nil else {
             throw LoadError.invalidArgument("duration must be positive")
         }
+        if let maxDuration = options.maxDuration {
+            guard options.requests != nil else { throw LoadError.invalidArgument("maxDuration bounds a request count: give requests, or a duration alone") }
+            guard maxDuration > .zero else { throw LoadError.invalidArgument("maxDuration must be positive") }
+        }
         guard options.warmup >= .zero else { throw LoadError.invalidArgument("warm-up must not be negative") }
         guard options.timeout > .zero else { throw LoadError.invalidArgument("timeout must be positive") }
-        for (name, duration) in [("duration", options.duration), ("warm-up", options.warmup), ("timeout", options.timeout)]
+        for (name, duration) in [("duration", options.duration), ("maxDuration", options.maxDuration ?? .zero), ("warm-up", options.warmup),
+                                 ("timeout", options.timeout)]
         where duration > LoadOptions.longestDuration {
             throw LoadError.invalidArgument("\(name) is longer than ten years")
         }
@@ -107,8 +112,9 @@ public struct LoadRunner: Sendable {
         }
         let recorder = LoadRecorder(endpointNames: names, checkNames: plan.checks.map(\.expression),
                                     metrics: metrics, steps: plan.entries.map(\.name))
-        let limit: LoadSchedule.Limit = options.requests.map { .requests($0) }
-            ?? .duration(nanoseconds: options.ramp.map { UInt64(saturating: $0.seconds * 1e9) } ?? options.duration.nanoseconds)
+        let limit: LoadSchedule.Limit = options.requests.map { count in
+            options.maxDuration.map { .requests(count, within: $0.nanoseconds) } ?? .requests(count)
+        } ?? .duration(nanoseconds: options.ramp.map { UInt64(saturating: $0.seconds * 1e9) } ?? options.duration.nanoseconds)
         let seconds = await phase(on: service, limit: limit, recorder: recorder, authorizer: authorizer,
                                   warmingUp: false, progress: progress)
         var result = recorder.result(target: plan.target, model: options.isOpen ? .open : .closed,
@@ -232,10 +238,8 @@ public struct LoadRunner: Sendable {
             last = (now, counts.requests)
             var snapshot = LoadProgress(elapsedSeconds: Double(now - schedule.start) / 1e9, requests: counts.requests,
                                         errors: counts.errors, currentRate: rate, warmingUp: warmingUp)
-            switch limit {
-            case .duration(let nanoseconds): snapshot.totalSeconds = Double(nanoseconds) / 1e9
-            case .requests(let count): snapshot.totalRequests = shard?.share(of: count) ?? count
-            }
+            if let nanoseconds = limit.nanoseconds { snapshot.totalSeconds = Double(nanoseconds) / 1e9 }
+            if let count = limit.requests { snapshot.totalRequests = shard?.share(of: count) ?? count }
             if !Task.isCancelled { report(snapshot) }
         }
     }

@@ -7,9 +7,17 @@ import Synchronization
 /// from it, not from when a worker got round to it, so a stalled server's queue shows in the
 /// percentiles instead of being hidden (coordinated omission, corrected as wrk2 does).
 final class LoadSchedule: Sendable {
-    enum Limit: Sendable {
-        case duration(nanoseconds: UInt64)
-        case requests(Int)
+    /// When the run stops starting requests: after a count, after a time, or at whichever of
+    /// the two comes first.
+    struct Limit: Sendable {
+        /// The whole run's requests, at most.
+        var requests: Int?
+        /// How long after its start the run starts requests.
+        var nanoseconds: UInt64?
+
+        static func duration(nanoseconds: UInt64) -> Limit { Limit(requests: nil, nanoseconds: nanoseconds) }
+        static func requests(_ count: Int) -> Limit { Limit(requests: count, nanoseconds: nil) }
+        static func requests(_ count: Int, within nanoseconds: UInt64) -> Limit { Limit(requests: count, nanoseconds: nanoseconds) }
     }
 
     let start: UInt64
@@ -54,8 +62,8 @@ final class LoadSchedule: Sendable {
     /// it got its slot). Read once the workers are done.
     var dropped: Int {
         let first = firstDropped.load(ordering: .relaxed)
-        guard first != .max, let rate, case .duration(let nanoseconds) = limit else { return 0 }
-        let due = rate.dueCount(before: Double(nanoseconds) / 1e9)
+        guard first != .max, let rate, let nanoseconds = limit.nanoseconds else { return 0 }
+        let due = min(rate.dueCount(before: Double(nanoseconds) / 1e9), limit.requests ?? .max)
         return max(0, (shard?.share(of: due) ?? due) - first)
     }
 
@@ -68,23 +76,19 @@ final class LoadSchedule: Sendable {
             // Saturating: a rate of one request in years puts the next one past any clock.
             let (intended, overflow) = start.addingReportingOverflow(UInt64(saturating: due * 1e9))
             if overflow { return nil }
-            switch limit {
-            case .duration(let nanoseconds):
+            if let count = limit.requests, number >= count { return nil }
+            if let nanoseconds = limit.nanoseconds {
                 if intended - start >= nanoseconds { return nil }
                 let (deadline, overflow) = nanoseconds.addingReportingOverflow(lateness)
                 if !overflow, monotonicNanoseconds() &- start >= deadline {
                     firstDropped.min(local, ordering: .relaxed)
                     return nil
                 }
-            case .requests(let count): if number >= count { return nil }
             }
             return Slot(number: number, intendedStart: intended)
         }
-        switch limit {
-        case .duration(let nanoseconds):
-            return monotonicNanoseconds() &- start < nanoseconds ? Slot(number: number) : nil
-        case .requests(let count):
-            return number < count ? Slot(number: number) : nil
-        }
+        if let count = limit.requests, number >= count { return nil }
+        if let nanoseconds = limit.nanoseconds, monotonicNanoseconds() &- start >= nanoseconds { return nil }
+        return Slot(number: number)
     }
 }

@@ -71,7 +71,7 @@ import Testing
         (["--stage", "30s:100/s", "--stage", "30s:50"], "not both"),
         (["--stage", "30s:100/s", "-d", "1m"], "give stages or --duration"),
         (["--stage", "30s:100/s", "-n", "100"], "a request count"),
-        (["-n", "100", "-d", "10s"], "give --duration or --requests, not both"),
+        (["-n", "100", "-d", "0s"], "--duration must be positive"),
         (["--stage", "30s:0/s"], "never reach one request"),
         (["--stage", "30s:10", "--rate", "5"], "closed model"),
         (["--stage", "30s:100/s", "--warmup", "5s"], "warm-up"),
@@ -132,6 +132,27 @@ import Testing
             #expect(text.contains("200: 300"))
             #expect(text.contains("300 requests in"))
             #expect(!text.contains("\u{1B}") && !run.error.contains("\u{1B}") && !run.error.contains("\r"))
+        }
+    }
+
+    /// `-n` with `-d`: whichever comes first, as ab's `-n` with `-t`. A count that takes longer
+    /// than the duration stops at the duration (a 20 ms endpoint, 2 at a time: about 100 a
+    /// second, far from 100,000); one that is reached first stops at the count.
+    @Test func aCountAndADurationEndAtWhicheverComesFirst() async throws {
+        try await withTestServer { server in
+            let slow = server.url("/delay/20").absoluteString
+            let started = ContinuousClock.now
+            let timed = try await runProcess(Self.courier, ["load", slow, "-c", "2", "-n", "100000", "-d", "1s", "--json"], timeout: 120)
+            let elapsed = ContinuousClock.now - started
+            #expect(timed.status == 0, "\(timed.error)")
+            let result = try LoadResult.decode(timed.output)
+            #expect(result.requests > 0 && result.requests < 1_000, "\(result.requests) requests")
+            #expect(result.settings["requests"] == "100000" && result.settings["duration"] == "1.0 seconds")
+            #expect(elapsed < .seconds(30))
+            let counted = try await runProcess(Self.courier, ["load", server.url("/json/256").absoluteString, "-c", "2", "-n", "40",
+                                                              "-d", "10m", "--json"], timeout: 120)
+            #expect(counted.status == 0, "\(counted.error)")
+            #expect(try LoadResult.decode(counted.output).requests == 40)
         }
     }
 

@@ -13,6 +13,25 @@ import Testing
         #expect(slow.next() == nil)
     }
 
+    /// A count within a time: whichever ends first, in both models; what was not sent is counted
+    /// only up to the count.
+    @Test func aCountWithinATimeEndsAtWhicheverComesFirst() {
+        let now = monotonicNanoseconds()
+        let counted = LoadSchedule(start: now, limit: .requests(3, within: 3_600_000_000_000), rate: nil)
+        #expect([counted.next(), counted.next(), counted.next()].allSatisfy { $0 != nil } && counted.next() == nil)
+        let timed = LoadSchedule(start: now - 2_000_000_000, limit: .requests(1_000_000, within: 1_000_000_000), rate: nil)
+        #expect(timed.next() == nil)
+        // Open model: 1,000 a second for 1 s would be 1,000 requests; the count of 10 ends it first.
+        let open = LoadSchedule(start: now, limit: .requests(10, within: 1_000_000_000), rate: StageProfile(constant: 1000))
+        var sent = 0
+        while open.next() != nil { sent += 1 }
+        #expect(sent == 10)
+        // Fallen behind by more than its lateness: the count bounds what is called not sent.
+        let late = LoadSchedule(start: now - 2_000_000_000, limit: .requests(10, within: 1_000_000_000), rate: StageProfile(constant: 1000),
+                                lateness: 500_000_000)
+        #expect(late.next() == nil && late.dropped == 10)
+    }
+
     /// A run past its duration by more than its lateness (the request timeout) starts nothing
     /// more, and counts what was due within the duration and not sent: exactly, for a shard too.
     @Test func aRunTooFarBehindStopsAndCountsWhatItDidNotSend() throws {
