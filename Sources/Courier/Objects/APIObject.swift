@@ -18,7 +18,14 @@
 /// note.title = "Renamed"               // typed
 /// let date = note.json["date"]         // raw, even if Note declares no `date`
 /// ```
-public protocol APIObject: JSONConvertible, Codable, Hashable, QueryResponse {
+///
+/// Printed (`print`, `"\(object)"`, `dump`, a log line), an object shows its type and its JSON
+/// with every secret replaced by `_snip_` (``Redaction/json(_:)``: an HMAC key's `secret`, a new
+/// service-account key's `privateKeyData`, a secret version's `payload.data`); ``json`` and
+/// ``jsonString`` are the data itself.
+public protocol APIObject: JSONConvertible, Codable, Hashable, QueryResponse, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// Every field of the object, declared or not.
     var json: JSONObject { get set }
     /// Local data that is never serialized, compared or sent.
@@ -72,6 +79,19 @@ extension APIObject {
 
     /// Compact JSON text of the object.
     public var jsonString: String { String(decoding: json.serialized(), as: UTF8.self) }
+
+    /// The type and the JSON with its secrets replaced: what `print`, string interpolation and
+    /// `debugPrint` show. Not ``CustomStringConvertible``: generated objects may have a
+    /// `description` field.
+    public var debugDescription: String {
+        "\(Self.self) \(String(decoding: Redaction.json(.object(json)).serialized(), as: UTF8.self))"
+    }
+
+    /// What `dump` and debuggers show: the redacted JSON, not the stored fields.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["json": String(decoding: Redaction.json(.object(json)).serialized(), as: UTF8.self)],
+               displayStyle: .struct)
+    }
 }
 
 /// Local data carried on an object and never serialized (GTLR's `userProperties`).

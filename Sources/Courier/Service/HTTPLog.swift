@@ -102,42 +102,10 @@ final class HTTPTrafficLog: Sendable {
         let clipped = body.prefix(options.maxBodyBytes)
         let suffix = body.count > clipped.count ? "\n… \(body.count - clipped.count) more bytes" : ""
         if looksLikeJSON, let json = try? JSONValue(parsing: Data(clipped)) {
-            return String(decoding: Self.redact(json).serialized(pretty: true), as: UTF8.self) + suffix
+            return String(decoding: Redaction.json(json).serialized(pretty: true), as: UTF8.self) + suffix
         }
         let text = String(decoding: clipped, as: UTF8.self)
         if type.contains("x-www-form-urlencoded") { return Redaction.form(text) + suffix }
         return Redaction.text(text) + suffix
-    }
-
-    /// `value` with the values of secret names replaced: a member named by one, and the value of
-    /// a header echoed as a pair, `["Authorization", "…"]` or `{"name": "Authorization", "value": "…"}`
-    /// (an echo service's answer, a HAR entry).
-    static func redact(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let object):
-            if case .string(let name)? = object["name"], Redaction.isSecret(name), object["value"] != nil {
-                var redacted = object
-                redacted["value"] = .string(Redaction.placeholder)
-                return .object(redacted)
-            }
-            var redacted = JSONObject()
-            for (key, member) in object {
-                // A number or a boolean is no credential: Google's error bodies keep their `"code": 404`.
-                switch member {
-                case .number, .bool, .null: redacted[key] = member
-                default: redacted[key] = Redaction.isSecret(key) ? .string(Redaction.placeholder) : redact(member)
-                }
-            }
-            return .object(redacted)
-        case .array(let array):
-            if array.count == 2, case .string(let name) = array[0], case .string = array[1], Redaction.isSecret(name) {
-                return .array([array[0], .string(Redaction.placeholder)])
-            }
-            return .array(array.map(redact))
-        case .string(let text):
-            return .string(Redaction.text(text)) // an echoed header or URL
-        default:
-            return value
-        }
     }
 }

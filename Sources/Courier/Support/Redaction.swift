@@ -22,13 +22,46 @@ public enum Redaction {
         "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature", "signed_blob",
         // sessions and credentials in headers
         "upload_id", "authorization", "proxy-authorization", "cookie", "set-cookie",
+        // secrets Google's APIs return or accept in bodies, named as their Discovery documents name
+        // them: IAM's new service-account key, API Keys' key string, GKE's client key, Cloud KMS's
+        // plaintext, Identity Toolkit's hashes, keys and TOTP secret, reCAPTCHA's secret key,
+        // Gmail's and Managed AD's PKCS #12 bundles, key files, a conference's passcode
+        "secret_value", "private_key_data", "key_string", "client_key", "plaintext", "password_hash", "signer_key",
+        "shared_secret_key", "legacy_secret_key", "certificate_pfx", "pkcs12", "private_key_file", "ssl_key_file",
+        "debug_token", "mfa_pending_credential", "passcode",
     ]
 
-    private static let normalizedSecretNames = Set(secretNames.map(normalized))
+    /// Endings that make a name secret whatever comes before: `secret` (`clientSecret`,
+    /// `sharedSecret`, Cloud Storage's HMAC `secret`), `password` (`rootPassword`,
+    /// `keyStorePassword`), `private_key` (`certPrivateKey`) and `passphrase`. A name that only
+    /// refers to a secret ends otherwise (`passwordSecretVersion`, `secretName`) and is kept.
+    /// Compared as ``isSecret(_:)`` compares, so `CLIENT_SECRET` and `client-secret` end so too.
+    public static let secretEndings: [String] = ["secret", "password", "private_key", "passphrase"]
 
-    /// Whether the value of `name` is a secret: the one scanner of ``secretNames``.
+    /// Members secret only inside a parent of that name, as `parent.member`: Secret Manager's
+    /// `payload.data`, a secret version's whole content, where `data` alone is any data.
+    public static let secretMembers: [String] = ["payload.data"]
+
+    private static let normalizedSecretNames = Set(secretNames.map(normalized))
+    private static let normalizedEndings = secretEndings.map(normalized)
+    private static let normalizedMembers: [String: Set<String>] = secretMembers.reduce(into: [:]) { table, path in
+        let parts = path.split(separator: ".")
+        table[normalized(parts[0]), default: []].insert(normalized(parts[1]))
+    }
+
+    /// Whether the value of `name` is a secret: the one scanner of ``secretNames`` and
+    /// ``secretEndings``.
     public static func isSecret(_ name: some StringProtocol) -> Bool {
-        normalizedSecretNames.contains(normalized(name))
+        let name = normalized(name)
+        return normalizedSecretNames.contains(name) || normalizedEndings.contains { name.hasSuffix($0) }
+    }
+
+    /// Whether the JSON member `name` of an object that is the value of `parent` is a secret:
+    /// ``isSecret(_:)``, or a pair of ``secretMembers``.
+    public static func isSecret(_ name: some StringProtocol, in parent: (some StringProtocol)?) -> Bool {
+        if isSecret(name) { return true }
+        guard let parent, let members = normalizedMembers[normalized(parent)] else { return false }
+        return members.contains(normalized(name))
     }
 
     private static func normalized(_ name: some StringProtocol) -> String {

@@ -32,7 +32,7 @@ enum Names {
     /// Instance members of `APIObject` and `APICollection` a property must not redeclare.
     static let objectMembers: Set<String> = [
         "json", "userProperties", "kindString", "jsonValue", "setNull", "isNull", "hashValue", "itemsJSON", "hash",
-        "encode", "init", "patch",
+        "encode", "init", "patch", "debugDescription", "customMirror",
     ]
 
     /// The words of `name`, split at anything that is not a letter or digit; an all-capitals

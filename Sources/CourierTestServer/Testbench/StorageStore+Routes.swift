@@ -313,7 +313,7 @@ extension StorageStore {
                     return key
                 }
                 return Self.json(["kind": "storage#hmacKey", "metadata": Self.hmacResource(key, project: project),
-                                  "secret": "not-a-secret-test-hmac-\(key.accessID)"])
+                                  "secret": "s3kr1t-test-hmac-\(key.accessID)"])
             }
         default: return nil
         }

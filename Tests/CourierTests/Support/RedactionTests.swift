@@ -46,7 +46,36 @@ import Tracing
     /// `name=value` in free text, through a real exchange with the echo route (which sends the
     /// query, the headers and the body back) and a failed one: the HTTP log, the log lines, the
     /// spans, the error and the descriptions hold none of the values, and the log shows it hid some.
-    @Test(arguments: Redaction.secretNames)
+    /// Each ending of ``Redaction/secretEndings`` makes a longer name secret; a name that only
+    /// refers to a secret is kept.
+    @Test func anEndingMakesANameSecret() {
+        for name in ["clientSecret", "sharedSecret", "ROOT_PASSWORD", "keyStorePassword", "certPrivateKey", "passphrase",
+                     "encrypted-pem-private-key"] {
+            #expect(Redaction.isSecret(name), "\(name)")
+        }
+        for name in ["passwordSecretVersion", "secretName", "secretType", "privateKeyPath", "passwordChangeInterval", "data"] {
+            #expect(!Redaction.isSecret(name), "\(name)")
+        }
+    }
+
+    /// Secret Manager's `payload.data` is hidden; `data` anywhere else (a Pub/Sub message's) is not.
+    @Test func aMemberIsSecretInsideItsParent() {
+        let answer: JSONValue = [
+            "name": "projects/p/secrets/s/versions/1",
+            "payload": ["data": "czNrcjF0", "dataCrc32c": "123"],
+            "messages": [["data": "aGVsbG8=", "payload": ["data": "czNrcjF0LTI="]]],
+        ]
+        let redacted = Redaction.json(answer)
+        #expect(redacted.serialized() != answer.serialized())
+        let text = String(decoding: redacted.serialized(), as: UTF8.self)
+        #expect(!text.contains("czNrcjF0") && text.contains("aGVsbG8=") && text.contains("\"dataCrc32c\":\"123\""), "\(text)")
+        #expect(text.contains("projects/p/secrets/s/versions/1"), "\(text)")
+    }
+
+    /// The names and a name with each ending: the endings go through every path as the names do.
+    static let namesAndEndings = Redaction.secretNames + Redaction.secretEndings.map { "my_" + $0 }
+
+    @Test(arguments: namesAndEndings)
     func everyNameIsHiddenOnEveryPath(name: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-secret-names-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Which string fields of Google's Discovery documents call themselves secret, and which of
+those Courier's scanner hides (Docs/Reliability.md, "Secrets").
+
+    pip download --no-deps google-api-python-client -d /tmp/gapi && unzip -q /tmp/gapi/*.whl -d /tmp/gapi
+    Scripts/secret-fields.py /tmp/gapi/googleapiclient/discovery_cache/documents [Redaction.swift]
+
+A field counts when its description names a secret, a password, a private key, a passphrase or
+key material, and not a reference to one (a Secret Manager version, a resource name, a path, a
+hash, a time). The names are read from Redaction.swift (its `secretNames` and `secretEndings`),
+so the list has one home; pass an older copy (`git show REV:Sources/…/Redaction.swift`) to count
+what it hid. Prints the totals and the names still shown."""
+import glob, json, re, sys
+
+def strings(source, name):
+    block = re.search(name + r": \[String\] = \[(.*?)\]\s*\n", source, re.S).group(1)
+    block = "\n".join(line.split("//")[0] for line in block.splitlines())
+    return re.findall(r'"([^"]+)"', block)
+
+def normalized(name):
+    return name.lower().replace("_", "").replace("-", "")
+
+documents = sys.argv[1]
+source = open(sys.argv[2] if len(sys.argv) > 2 else "Sources/Courier/Support/Redaction.swift").read()
+names = {normalized(n) for n in strings(source, "secretNames")}
+endings = [normalized(e) for e in strings(source, "secretEndings")] if "secretEndings" in source else []
+hidden = lambda n: normalized(n) in names or any(normalized(n).endswith(e) for e in endings)
+
+secret = re.compile(r"\b(secret|password|private key|passphrase|key material)\b", re.I)
+reference = re.compile(r"(secret ?manager|secret version|resource name|reference|uri of|name of|path to|\bid\b|"
+                       r"version name|projects/|sha256|hash of|expir|policy|interval|status|time)", re.I)
+total = shown = 0
+missed = set()
+
+def walk(properties):
+    global total, shown
+    for name, field in (properties or {}).items():
+        if not isinstance(field, dict):
+            continue
+        text = field.get("description", "")
+        if field.get("type") == "string" and not field.get("enum") and secret.search(text) and not reference.search(text):
+            total += 1
+            if not hidden(name):
+                shown += 1
+                missed.add(name)
+        walk(field.get("properties"))
+        if isinstance(field.get("items"), dict):
+            walk(field["items"].get("properties"))
+
+files = sorted(glob.glob(documents + "/*.json"))
+for path in files:
+    for schema in json.load(open(path)).get("schemas", {}).values():
+        walk(schema.get("properties"))
+print(f"{len(files)} documents, {total} fields described as secret, {total - shown} hidden, {shown} shown")
+print("shown:", " ".join(sorted(missed)))
