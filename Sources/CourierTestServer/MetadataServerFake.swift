@@ -73,15 +73,13 @@ public final class MetadataServerFake: Sendable {
             try await self.answer(request) { (self.projectID, "application/text") }
         }
         v1.get("universe/universe-domain") { request, _ in
-            let domain = self.state.withLock { state -> String? in
-                state.universeRequests += 1
-                return state.universeDomain
+            try await self.answer(request) {
+                let domain = self.state.withLock { state -> String? in
+                    state.universeRequests += 1
+                    return state.universeDomain
+                }
+                return domain.map { ($0, "application/text") }
             }
-            guard let domain else {
-                self.state.withLock { $0.requests += 1 }
-                return Response(status: .notFound, headers: [.metadataFlavor: "Google"])
-            }
-            return try await self.answer(request) { (domain, "application/text") }
         }
         v1.get("instance/service-accounts/:account/email") { request, _ in
             try await self.answer(request) { (self.email, "application/text") }
@@ -109,7 +107,9 @@ public final class MetadataServerFake: Sendable {
         }
     }
 
-    private func answer(_ request: Request, probe: Bool = false, _ body: () -> (String, String)) async throws -> Response {
+    /// `body`'s text and content type, after the flavor check and the next scripted fault; a
+    /// nil body is a 404, as a path the server does not know.
+    private func answer(_ request: Request, probe: Bool = false, _ body: () -> (String, String)?) async throws -> Response {
         let refused = request.headers[.metadataFlavor] != "Google" || request.headers[.forwardedFor] != nil
         let fault = state.withLock { state -> Fault? in
             state.requests += 1
@@ -128,7 +128,7 @@ public final class MetadataServerFake: Sendable {
         case .noFlavor?: headers = [:]
         case nil: break
         }
-        let (text, contentType) = body()
+        guard let (text, contentType) = body() else { return Response(status: .notFound, headers: headers) }
         headers[.contentType] = contentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }

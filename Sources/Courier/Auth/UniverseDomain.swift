@@ -22,8 +22,7 @@ public enum UniverseDomain {
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)
         for label in labels {
             guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-") else { return nil }
-            guard label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D })
-            else { return nil }
+            guard label.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") }) else { return nil }
         }
         return text.lowercased()
     }

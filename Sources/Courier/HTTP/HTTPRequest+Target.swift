@@ -113,8 +113,7 @@ struct RequestTarget: Sendable {
 
     /// Letters, digits, `-` and `.`: a registered name or an IPv4 address, nothing to decode.
     private static func isPlainHostByte(_ byte: UInt8) -> Bool {
-        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        byte.isASCIILetterOrDigit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 }
 
