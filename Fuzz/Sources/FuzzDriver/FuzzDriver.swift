@@ -27,7 +27,7 @@ public func runToCompletion(_ work: @escaping @Sendable () async -> Void) {
     final class Token: Sendable {}
     let done = DispatchSemaphore(value: 0)
     var token: Token? = Token()
-    weak var held = token
+    weak let held = token
     Task { [token] in
         _ = token // the task's closure holds it, and `work`, until the task lets go of both
         await work()

@@ -14,6 +14,11 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard let value = try? JSONValue(parsing: data, limits: JSONLimits(maxDepth: 64, maxBytes: 1 << 20)) else { return 0 }
     let again = try? JSONValue(parsing: value.serialized())
     precondition(again == value, "serialize/parse round trip changed the value")
+    // What the HTTP log and an object's description print: every secret member's value replaced,
+    // whatever the nesting, and redacting twice the same as once.
+    let redacted = Redaction.json(value)
+    checkRedacted(redacted, parent: nil)
+    precondition(Redaction.json(redacted) == redacted, "redacting twice changed the value")
     // Files users hand the SDK as JSON: a workload identity federation configuration (every
     // subject-token source, executables allowed) and an OAuth client's client_secret.json.
     // Each is read or refused with a typed error; nothing may trap.
@@ -84,4 +89,24 @@ private func secrets(in value: JSONValue) -> [String] {
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     atexit { _ = unlink(credentialsFile.path) } // libFuzzer ends with exit()
     return runFuzzer(argc, argv) { fuzz($0, $1) }
+}
+
+/// Every member of `value` whose name is secret (in its parent) holds the placeholder, unless it
+/// is a number, a boolean or null, which the redaction keeps.
+private func checkRedacted(_ value: JSONValue, parent: String?) {
+    if let object = value.objectValue {
+        for (name, member) in object {
+            switch member {
+            case .number, .bool, .null: continue
+            default:
+                if Redaction.isSecret(name, in: parent) {
+                    precondition(member == .string(Redaction.placeholder), "a secret member was printed: \(name)")
+                } else {
+                    checkRedacted(member, parent: name)
+                }
+            }
+        }
+    } else if let array = value.arrayValue {
+        for element in array { checkRedacted(element, parent: parent) }
+    }
 }
