@@ -10,7 +10,10 @@ import Prometheus
 /// | `courier_load_errors_total` | counter | `step` |
 /// | `courier_load_request_duration_seconds` | histogram | `step` |
 /// | `courier_load_checks_total` | counter | `check`, `outcome` (`pass`, `fail`) |
+/// | `courier_load_skipped_total` | counter: flow steps not sent (a value was missing) | `step` |
+/// | `courier_load_dropped_total` | counter: the open model's scheduled requests not sent (the run fell more than its timeout behind), known when the run ends | |
 /// | `courier_load_bytes_received_total` | counter | |
+/// | `courier_load_bytes_sent_total` | counter | |
 /// | `courier_load_in_flight` | gauge | |
 /// | `courier_load_target_rate` | gauge: the open model's scheduled requests/s now (this shard's share) | |
 /// | `courier_load_target_in_flight` | gauge: the closed model's requests in flight the run asks for now | |
@@ -31,6 +34,8 @@ public final class LoadMetrics: Sendable {
     let targetRate: Gauge
     let targetInFlight: Gauge
     let bytesReceived: Counter
+    let bytesSent: Counter
+    let dropped: Counter
 
     /// The latency histogram's buckets: Prometheus's defaults, from 1 ms, and past them to 30 s.
     static let buckets: [Duration] = [.milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
@@ -43,6 +48,9 @@ public final class LoadMetrics: Sendable {
         targetRate = registry.makeGauge(descriptor: Self.name("target_rate", "", "The open model's scheduled requests per second now (this shard's share)."))
         targetInFlight = registry.makeGauge(descriptor: Self.name("target_in_flight", "", "The closed model's requests in flight the run asks for now."))
         bytesReceived = registry.makeCounter(descriptor: Self.name("bytes_received", "total", "Response body bytes received."))
+        bytesSent = registry.makeCounter(descriptor: Self.name("bytes_sent", "total", "Request body bytes sent."))
+        dropped = registry.makeCounter(descriptor: Self.name("dropped", "total",
+                                                             "The open model's scheduled requests not sent: the run fell more than its timeout behind its rate (counted when it ends)."))
     }
 
     /// `courier_load_<name>_<unit>`.
@@ -65,6 +73,7 @@ public final class LoadMetrics: Sendable {
         let steps: [String]
         let checkNames: [String]
         let errors: [Counter]
+        let skipped: [Counter]
         let latency: [DurationHistogram]
         /// Per step, per status 0..<600, made when first seen.
         var statuses: [[Counter?]]
@@ -80,6 +89,8 @@ public final class LoadMetrics: Sendable {
             self.checkNames = checkNames
             errors = steps.map { registry.makeCounter(descriptor: LoadMetrics.name("errors", "total", "Requests that failed below HTTP or were answered with a status of 400 or more."),
                                                       labels: [("step", $0)]) }
+            skipped = steps.map { registry.makeCounter(descriptor: LoadMetrics.name("skipped", "total", "Flow steps not sent because a value they needed was not found."),
+                                                       labels: [("step", $0)]) }
             latency = steps.map { registry.makeDurationHistogram(
                 descriptor: LoadMetrics.name("request_duration", "seconds", "Latency, from the request's start (its intended start in the open model)."),
                 labels: [("step", $0)], buckets: LoadMetrics.buckets) }
@@ -94,12 +105,17 @@ public final class LoadMetrics: Sendable {
                                  labels: [("check", name), ("outcome", outcome)])
         }
 
-        mutating func record(step: Int, status: Int?, failure: String?, microseconds: UInt64, received: Int) {
+        mutating func record(step: Int, status: Int?, failure: String?, microseconds: UInt64, received: Int, sent: Int) {
             let failed = failure != nil || (status ?? 0) >= 400
             requests(step: step, status: status, failure: failure).increment()
             if failed { errors[step].increment() }
             latency[step].record(.microseconds(Int64(microseconds)))
             if received > 0 { metrics.bytesReceived.increment(by: Int64(received)) }
+            if sent > 0 { metrics.bytesSent.increment(by: Int64(sent)) }
+        }
+
+        func recordSkipped(step: Int) {
+            if skipped.indices.contains(step) { skipped[step].increment() }
         }
 
         mutating func recordCheck(_ index: Int, passed: Bool) {

@@ -82,7 +82,7 @@ final class LoadRecorder: Sendable {
             state.bytesSent += Int64(sent)
             if status >= 0 && status < 600 { state.statuses[status] += 1 } else { state.otherStatuses[status, default: 0] += 1 }
             state.latency.record(microseconds: microseconds)
-            state.live?.record(step: endpoint, status: status, failure: nil, microseconds: microseconds, received: received)
+            state.live?.record(step: endpoint, status: status, failure: nil, microseconds: microseconds, received: received, sent: sent)
             if !state.endpoints.isEmpty {
                 state.endpoints[endpoint].requests += 1
                 if failed { state.endpoints[endpoint].errors += 1 }
@@ -101,7 +101,7 @@ final class LoadRecorder: Sendable {
             state.bytesSent += Int64(sent)
             state.errorKinds[kind, default: 0] += 1
             state.latency.record(microseconds: microseconds)
-            state.live?.record(step: endpoint, status: nil, failure: kind, microseconds: microseconds, received: 0)
+            state.live?.record(step: endpoint, status: nil, failure: kind, microseconds: microseconds, received: 0, sent: sent)
             if !state.endpoints.isEmpty {
                 state.endpoints[endpoint].requests += 1
                 state.endpoints[endpoint].errors += 1
@@ -117,6 +117,7 @@ final class LoadRecorder: Sendable {
             if checks.evaluated != 0 { Self.count(checks, in: &state) }
             state.skipped += endpoints.count
             for endpoint in endpoints where endpoint < state.endpoints.count { state.endpoints[endpoint].skipped += 1 }
+            if let live = state.live { for step in endpoints { live.recordSkipped(step: step) } }
         }
     }
 
@@ -124,7 +125,11 @@ final class LoadRecorder: Sendable {
     /// behind its schedule (``LoadSchedule/dropped``).
     func recordDropped(_ count: Int) {
         // Held at the largest count a result holds: a rate no machine sends (1e300) drops more.
-        state.withLock { $0.dropped = min(Count.sum($0.dropped, count), Int(LatencyDistribution.largestCount)) }
+        state.withLock { state in
+            let before = state.dropped
+            state.dropped = min(Count.sum(state.dropped, count), Int(LatencyDistribution.largestCount))
+            if state.dropped > before { state.live?.metrics.dropped.increment(by: Int64(state.dropped - before)) }
+        }
     }
 
     private static func count(_ checks: CheckOutcomes, in state: inout State) {

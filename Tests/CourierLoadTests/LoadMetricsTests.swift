@@ -110,6 +110,7 @@ import Testing
                 }
                 #expect(Int(Self.sum(after, "courier_load_errors_total")) == result.errors)
                 #expect(Int64(Self.sum(after, "courier_load_bytes_received_total")) == result.bytesReceived)
+                #expect(Int64(Self.sum(after, "courier_load_bytes_sent_total")) == result.bytesSent)
                 // The latency sum agrees with the result's mean to the microsecond rounding.
                 let seconds = Self.sum(after, "courier_load_request_duration_seconds_sum")
                 #expect(abs(seconds - result.latency.mean * Double(result.requests) / 1e6) < 0.01 * seconds)
@@ -120,6 +121,50 @@ import Testing
                 #expect(result.checks.allSatisfy { $0.fails > 0 && $0.passes > 0 })
                 #expect(Self.sum(after, "courier_load_in_flight") == 0)
             }
+        }
+    }
+
+    /// Flow steps not sent (a value was missing) and request bodies sent are live too, and end
+    /// equal to the result's `skipped`, per step, and `bytesSent` (before: neither was a metric).
+    @Test func skippedStepsAndBytesSentEndEqualToTheResult() async throws {
+        try await withTestServer { server in
+            var options = LoadOptions()
+            options.scenario = LoadFlowTests.crud(server, extract: "json:$.nothing")
+            options.concurrency = 4
+            options.requests = 40
+            let metrics = LoadMetrics()
+            let before = try Self.parse(metrics.exposition())
+            let result = try await LoadRunner(options: options, metrics: metrics).run()
+            let after = try Self.parse(metrics.exposition())
+            #expect(result.skipped == 80 && result.bytesSent > 0)
+            #expect(Int(Self.sum(after, "courier_load_skipped_total")) == result.skipped)
+            for (step, endpoint) in result.endpoints {
+                #expect(Int(Self.sum(after, "courier_load_skipped_total", where: ["step": step])) == endpoint.skipped, "\(step)")
+            }
+            #expect(Int(Self.sum(after, "courier_load_skipped_total", where: ["step": "notes/read"])) == 40)
+            #expect(Int64(Self.sum(after, "courier_load_bytes_sent_total")) == result.bytesSent)
+            // Nothing dropped in a closed run: the counter is there from the start, at zero.
+            #expect(before.contains { $0.name == "courier_load_dropped_total" && $0.value == 0 })
+            #expect(after.contains { $0.name == "courier_load_dropped_total" && $0.value == 0 })
+        }
+    }
+
+    /// The open model's scheduled requests that were not sent, the run having fallen behind, are
+    /// counted when it ends, as the result counts them (before: only in the result).
+    @Test func droppedRequestsEndEqualToTheResult() async throws {
+        try await withTestServer { server in
+            var options = LoadOptions()
+            options.url = server.url("/json/64")
+            options.rate = 1e300
+            options.concurrency = 8
+            options.duration = .milliseconds(500)
+            options.timeout = .milliseconds(500)
+            let metrics = LoadMetrics()
+            let result = try await LoadRunner(options: options, metrics: metrics).run()
+            let after = try Self.parse(metrics.exposition())
+            #expect(result.dropped == 1 << 50)
+            #expect(Self.sum(after, "courier_load_dropped_total") == Double(result.dropped))
+            #expect(Int(Self.sum(after, "courier_load_requests_total")) == result.requests)
         }
     }
 
