@@ -143,7 +143,7 @@ public struct LoadRunCommand: AsyncParsableCommand {
     @Option(help: "Where request tasks run: loop (on the service's event loop thread, no hop) or default.")
     var executor = "loop"
 
-    @Option(help: "Serve live Prometheus metrics on this port during the run (GET /metrics): requests and errors by status and step, a latency histogram, in flight, the target rate.")
+    @Option(help: "Serve live Prometheus metrics on this port during the run (GET /metrics): requests and errors by status and step, a latency histogram, checks, skipped flow steps, dropped requests, bytes each way, in flight, the target rate.")
     var metricsPort: Int?
 
     @Option(help: "The address --metrics-port listens on; 0.0.0.0 in a pod that Prometheus scrapes.")
