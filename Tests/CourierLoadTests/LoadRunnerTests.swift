@@ -28,6 +28,7 @@ import Testing
 
     /// An open run whose rate no machine can send (1e300 a second) ends at its duration plus its
     /// timeout, reporting what it did not send: it used to schedule every request and never end.
+    /// The live metrics count them too, when the run ends.
     @Test func anOpenRunThatFallsBehindEndsAndSaysWhatItDidNotSend() async throws {
         try await withTestServer { server in
             var options = LoadOptions()
@@ -37,12 +38,15 @@ import Testing
             options.duration = .milliseconds(500)
             options.timeout = .milliseconds(500)
             let started = ContinuousClock.now
-            let result = try await LoadRunner(options: options).run()
+            let metrics = LoadMetrics()
+            let result = try await LoadRunner(options: options, metrics: metrics).run()
             #expect(started.duration(to: .now) < .seconds(10))
             #expect(result.requests > 0)
             #expect(result.dropped == 1 << 50, "held at the largest count a result holds (2^50)")
             let decoded = try LoadResult.decode(try result.jsonData())
             #expect(decoded.dropped == result.dropped)
+            let scraped = try LoadMetricsTests.parse(metrics.exposition())
+            #expect(LoadMetricsTests.sum(scraped, "courier_load_dropped_total") == Double(result.dropped))
             #expect(LoadReport(result).text.contains("scheduled requests (the run fell more than its timeout behind the rate)"))
         }
     }
