@@ -12,13 +12,15 @@ extension Redaction {
     private static func json(_ value: JSONValue, parent: String?) -> JSONValue {
         switch value {
         case .object(let object):
-            if case .string(let name)? = object["name"], isSecret(name), object["value"] != nil {
-                var redacted = object
-                redacted["value"] = .string(placeholder)
-                return .object(redacted)
-            }
+            // A header as a pair hides its value; its other members are walked as any object's
+            // (an object shaped like a pair may hold a key file's members too: FuzzJSON found one).
+            let isSecretPair = if case .string(let name)? = object["name"] { isSecret(name) } else { false }
             var redacted = JSONObject()
             for (key, member) in object {
+                if isSecretPair && key == "value" {
+                    redacted[key] = .string(placeholder)
+                    continue
+                }
                 switch member {
                 case .number, .bool, .null: redacted[key] = member
                 default: redacted[key] = isSecret(key, in: parent) ? .string(placeholder) : json(member, parent: key)

@@ -72,6 +72,25 @@ import Tracing
         #expect(text.contains("projects/p/secrets/s/versions/1"), "\(text)")
     }
 
+    /// An object shaped like a header pair hides its value and still has its other members
+    /// walked: it returned at the pair before, printing a key file's members beside it (FuzzJSON's
+    /// find, `Fuzz/corpus/json/pair-with-key-members.json`).
+    @Test func aPairShapedObjectsOtherMembersAreWalked() {
+        let answer: JSONValue = [
+            "headers": [[
+                "name": "Authorization", "value": "Bearer ya29.s3kr1t-pair-token",
+                "private_key": "s3kr1t-pair-key", "private_key_id": "s3kr1t-pair-key-id",
+                "nested": ["client_secret": "s3kr1t-pair-client"], "note": "kept", "code": 7,
+            ]],
+        ]
+        let text = String(decoding: Redaction.json(answer).serialized(), as: UTF8.self)
+        #expect(!text.contains("s3kr1t"), "\(text)")
+        #expect(text.contains("\"name\":\"Authorization\"") && text.contains("\"note\":\"kept\"") && text.contains("\"code\":7"), "\(text)")
+        // A pair whose name is not secret keeps its value.
+        let plain = String(decoding: Redaction.json(["name": "Accept", "value": "application/json"]).serialized(), as: UTF8.self)
+        #expect(plain.contains("application/json"), "\(plain)")
+    }
+
     /// The names and a name with each ending: the endings go through every path as the names do.
     static let namesAndEndings = Redaction.secretNames + Redaction.secretEndings.map { "my_" + $0 }
 
