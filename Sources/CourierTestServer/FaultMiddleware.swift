@@ -13,6 +13,8 @@ import Synchronization
 /// - `429x2`: the same with 429 and `Retry-After: 1`;
 /// - `401x1`: the same with 401, as a server does for an expired or revoked token;
 /// - `403x1`: the same with 403 and Google's error reason `rateLimitExceeded`;
+/// - `applied-503x1`: the route runs first (a write is applied), then the first request's answer
+///   is replaced by a 503: the answer lost on its way back, as behind a gateway that timed out;
 /// - `quota-50`: at most 50 requests per second per header value, the rest 429
 ///   `RESOURCE_EXHAUSTED` with no `Retry-After` (``QuotaLedger`` keeps the books);
 /// - `slow-200`: the route answers after 200 ms;
@@ -56,10 +58,16 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             try await Task.sleep(for: .milliseconds(milliseconds))
             return try await next(request, context)
         }
-        let parts = fault.split(separator: "x")
+        let applied = fault.hasPrefix("applied-")
+        let parts = fault.dropFirst(applied ? 8 : 0).split(separator: "x")
         guard parts.count == 2, Int(parts[0]) != nil, let times = Int(parts[1]) else { return try await next(request, context) }
         let status = try ClientNumber.require(parts[0], "X-Courier-Fault's status", in: ClientNumber.status)
-        guard seen.next(header) <= times else { return try await next(request, context) }
+        if applied {
+            let response = try await next(request, context)
+            guard seen.next(header) <= times else { return response }
+        } else {
+            guard seen.next(header) <= times else { return try await next(request, context) }
+        }
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == 429 { headers[.retryAfter] = "1" }
         if status == 401 { headers[.wwwAuthenticate] = #"Bearer error="invalid_token""# }

@@ -9,7 +9,8 @@ import Synchronization
 /// - `GET notes?maxResults=&pageToken=&fields=`: a `notes#noteList` page
 /// - `GET notes/{id}`: a `notes#note`, with `ETag`; `If-None-Match` that matches answers 304;
 ///   `alt=media` answers the note's `body` as text (also under `/download/notes/v1/`)
-/// - `POST notes`: insert (an `id` in the body is kept, so tests can use hostile IDs)
+/// - `POST notes?requestId=`: insert (an `id` in the body is kept, so tests can use hostile IDs);
+///   a `requestId` seen before answers the note that request made, as AIP-155's servers do
 /// - `PUT notes/{id}`: replace; `PATCH notes/{id}`: merge (a null removes the field, objects merge)
 /// - `DELETE notes/{id}`: 204
 /// - `GET publicKeys`: a map of strings, as a response that is not an object type
@@ -26,7 +27,16 @@ public final class NotesAPI: Sendable {
         var notes: [String: Data] = [:]
         var version = 0
         var flaky: [String: Int] = [:]
+        /// The note each `requestId` made, and every `requestId` an insert carried, in order.
+        var madeByRequestID: [String: Data] = [:]
+        var insertRequestIDs: [String?] = []
     }
+
+    /// The `requestId` of every insert the API received, in order (nil for one without).
+    public var insertRequestIDs: [String?] { state.withLock { $0.insertRequestIDs } }
+
+    /// How many notes the API holds.
+    public var count: Int { state.withLock { $0.notes.count } }
 
     private let state = LockedValue(State())
     private let lifecycle: ServerLifecycle
@@ -151,10 +161,19 @@ public final class NotesAPI: Sendable {
         guard let note = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
             return Self.error(400, "parseError", "The request body is not a JSON object", request: request)
         }
+        let requestID = request.parameter("requestId").flatMap { $0.isEmpty ? nil : $0 }
+        let made = state.withLock { state in
+            state.insertRequestIDs.append(requestID)
+            return requestID.flatMap { state.madeByRequestID[$0] }
+        }
+        if let made, let note = try? JSONSerialization.jsonObject(with: made) { return Self.json(note, request: request) }
         if let id = note["id"] as? String, state.withLock({ $0.notes[id] != nil }) {
             return Self.error(409, "duplicate", "Note already exists: \(id)", request: request)
         }
         let stored = store(note)
+        if let requestID, let data = try? JSONSerialization.data(withJSONObject: stored) {
+            state.withLock { $0.madeByRequestID[requestID] = data }
+        }
         var response = Self.json(stored, request: request)
         // The new note's absolute URL, as REST APIs answer a create: what a load flow follows.
         if let host = request.header("Host"), let id = stored["id"] as? String {

@@ -109,7 +109,7 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             guard received.readableBytes >= headLength + length else { return }
             received.moveReaderIndex(forwardBy: headLength + length)
             received.discardReadBytes()
-            if let headerValue { faults.count(headerValue) }
+            if let headerValue { faults.count(headerValue, target: target) }
             answeredOnConnection += 1
             if answeredOnConnection == 1 {
                 write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok", context)
@@ -120,7 +120,7 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
             return
         }
         answered = true
-        if let headerValue { faults.count(headerValue) }
+        if let headerValue { faults.count(headerValue, target: target) }
         respond(to: fault ?? path, context: context)
     }
 
@@ -274,16 +274,21 @@ private final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 }
 
-/// How many requests carrying each `X-Courier-Fault` value reached the raw fault server.
+/// The requests carrying each `X-Courier-Fault` value that reached the raw fault server.
 public final class FaultCounts: Sendable {
-    private let counts = LockedValue<[String: Int]>([:])
+    private let seen = LockedValue<[String: [String]]>([:])
 
-    func count(_ headerValue: String) {
-        counts.withLock { $0[headerValue, default: 0] += 1 }
+    func count(_ headerValue: String, target: String) {
+        seen.withLock { $0[headerValue, default: []].append(target) }
     }
 
     /// Requests seen with exactly this header value (`reset-before-headers;run=…`).
     public func requests(_ headerValue: String) -> Int {
-        counts.withLock { $0[headerValue] ?? 0 }
+        seen.withLock { $0[headerValue]?.count ?? 0 }
+    }
+
+    /// Their request targets (path and query), in the order they came.
+    public func targets(_ headerValue: String) -> [String] {
+        seen.withLock { $0[headerValue] ?? [] }
     }
 }

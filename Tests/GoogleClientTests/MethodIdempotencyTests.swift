@@ -2,6 +2,7 @@ import Courier
 import CourierTestServer
 import CourierTestSupport
 import Foundation
+import GoldenNotes
 import GoogleStorage
 import Testing
 
@@ -103,6 +104,38 @@ import Testing
             #expect(downloadRequests.count == 2, "the first request and its resumption")
             #expect(downloadRequests.allSatisfy { $0["x-goog-user-project"] == "billing-project" })
             #expect(downloadRequests.last?["range"] == "bytes=\(256 << 10)-", "the resumption continues where the break was")
+        }
+    }
+
+    /// A write whose server ignores a repeated request ID (AIP-155, as Compute Engine's
+    /// `requestId`): its answer lost after the server applied it (a 503 in its place), the
+    /// generated query is re-sent with the same ID, and the server answers the note it made once.
+    /// Without the parameter the same write is not re-sent: the caller gets the 503.
+    @Test func aWriteWithARequestIDIsResentWithTheSameIDAndAppliedOnce() async throws {
+        try await withServerAndService(configure: { $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0...0.005) }) { server, service in
+            var query = GoldenNotes.Notes.Notes.insert(GoldenNotes.Note(json: ["title": "once"])).makeQuery()
+            query.execution.rootURL = server.baseURL
+            query.headers["X-Courier-Fault"] = "applied-503x1;run=deduplicated"
+            let note = try await service.execute(query)
+            var ids = server.notes.insertRequestIDs
+            #expect(ids.count == 2, "sent, applied, answer lost; sent again")
+            #expect(ids.first! != nil && ids.first! == ids.last!, "both attempts carry one ID: \(ids)")
+            #expect(server.notes.count == 1 && note.title == "once" && note.id != nil)
+
+            // The same query executed again is a new request: a new ID, a new note.
+            query.headers["X-Courier-Fault"] = nil
+            let second = try await service.execute(query)
+            ids = server.notes.insertRequestIDs
+            #expect(ids.count == 3 && ids[2] != nil && ids[2] != ids[0] && second.id != note.id)
+            #expect(server.notes.count == 2)
+
+            // The parameter undeclared: the write may have arrived, so it is not sent twice.
+            query.deduplicationParameter = nil
+            query.headers["X-Courier-Fault"] = "applied-503x1;run=undeclared"
+            await #expect(throws: APIError.self) { try await service.execute(query) }
+            ids = server.notes.insertRequestIDs
+            #expect(ids.count == 4 && ids[3] == nil)
+            #expect(server.notes.count == 3, "applied once, reported as the 503 it met")
         }
     }
 }

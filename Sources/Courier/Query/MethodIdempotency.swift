@@ -1,3 +1,5 @@
+import Foundation
+
 /// How an API's owner classes one of its methods for retry: whether a request that may have
 /// reached the server can be sent again.
 ///
@@ -10,7 +12,9 @@
 ///
 /// Generated clients set ``Query/methodIdempotency`` from the API's table, which the generator
 /// reads as data (`Sources/CourierGenerator/Idempotency/`); an API without a table keeps HTTP's
-/// rule. A query's own ``ExecutionParameters/idempotency`` other than `.automatic` overrides it.
+/// rule. A query's own ``ExecutionParameters/idempotency`` other than `.automatic` overrides it,
+/// and a query that carries its ``Query/deduplicationParameter`` is safe to repeat whatever its
+/// class: the server ignores a repeat.
 public enum MethodIdempotency: Sendable, Hashable {
     /// Always safe to repeat.
     case idempotent
@@ -22,10 +26,13 @@ public enum MethodIdempotency: Sendable, Hashable {
 }
 
 extension Query {
-    /// The idempotency of the requests that carry this query: the query's declared one, else its
-    /// method's class, else HTTP's rule (``Idempotency/automatic``).
+    /// The idempotency of the requests that carry this query: the query's declared one, else safe
+    /// to repeat when it carries its deduplication parameter, else its method's class, else
+    /// HTTP's rule (``Idempotency/automatic``).
     var requestIdempotency: Idempotency {
-        guard execution.idempotency == .automatic, let methodIdempotency else { return execution.idempotency }
+        guard execution.idempotency == .automatic else { return execution.idempotency }
+        if let name = deduplicationParameter, parameters[name]?.isEmpty == false { return .always }
+        guard let methodIdempotency else { return .automatic }
         switch methodIdempotency {
         case .idempotent:
             return .always
@@ -38,5 +45,20 @@ extension Query {
             }
             return .never
         }
+    }
+}
+
+extension Query {
+    /// The query with its deduplication parameter set to a new UUID when the query leaves it
+    /// unset or empty (a GET or HEAD keeps its URL: it is safe to repeat anyway, and the cache
+    /// keys by URL); nil when there is nothing to set.
+    var deduplicated: Query? {
+        guard let name = deduplicationParameter, method != .get, method != .head, parameters[name]?.isEmpty ?? true else {
+            return nil
+        }
+        var query = self
+        // Lowercase, as AIP-155's clients send it; never the nil UUID some APIs refuse.
+        query.parameters[name] = UUID().uuidString.lowercased()
+        return query
     }
 }

@@ -54,6 +54,14 @@ public struct Query<Response: QueryResponse>: Sendable {
     /// How the API's owner classes this method for retry (generated from the API's table); nil
     /// keeps HTTP's rule by method and precondition. See ``MethodIdempotency``.
     public var methodIdempotency: MethodIdempotency?
+    /// The URL parameter by which the API recognises a repeated request and ignores it (AIP-155's
+    /// `requestId`, as Compute Engine and some 100 other Google APIs take it). When the query
+    /// leaves it unset, Courier sets a new random UUID each time the query is executed, before the
+    /// first attempt, so every retry of that execution carries the same one; with it set, the
+    /// request is safe to repeat and is re-sent after a failure that may have reached the server.
+    /// Generated clients set it where the API's Discovery document says the server deduplicates.
+    /// See ``MethodIdempotency``.
+    public var deduplicationParameter: String?
 
     public init(api: APIDescription, name: String, method: HTTPMethod = .get, path: URITemplate,
                 pathParameters: [String: String] = [:], parameters: QueryParameters = [:], body: JSONValue? = nil) {
@@ -76,6 +84,7 @@ public struct Query<Response: QueryResponse>: Sendable {
         self.uploadPath = nil
         self.mediaUploadLimits = nil
         self.methodIdempotency = nil
+        self.deduplicationParameter = nil
     }
 
     /// Whether executing the query uploads media.

@@ -8,6 +8,10 @@ enum RequestBuilder {
     static func build<Response>(_ query: Query<Response>, configuration: ServiceActor.Configuration,
                                 path: URITemplate? = nil, uploadType: String? = nil) throws(QueryError) -> HTTPRequest
     {
+        // Filled here, once per execution: retries resend this request, so they repeat the ID.
+        if let deduplicated = query.deduplicated {
+            return try build(deduplicated, configuration: configuration, path: path, uploadType: uploadType)
+        }
         let expanded = try (path ?? query.path).expand(query.pathParameters, requireAll: true)
         var root = rootURL(for: query, configuration: configuration).absoluteString
         if !root.hasSuffix("/") { root += "/" }

@@ -247,6 +247,7 @@ struct Renderer {
             writer.line("query.standardParameters = self.standardParameters")
             writer.line("query.execution = self.execution")
             if let idempotency = method.idempotency { writer.line("query.methodIdempotency = \(Self.literal(idempotency))") }
+            if let name = method.deduplicationParameter { writer.line("query.deduplicationParameter = \(CodeWriter.literal(name))") }
             writer.line("if let requestID = self.requestID { query.requestID = requestID }")
             if let path = method.uploadPath {
                 writer.line("query.uploadPath = \(CodeWriter.literal(path))")

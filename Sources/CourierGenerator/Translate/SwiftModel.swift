@@ -73,6 +73,8 @@ struct MethodDecl: Equatable {
     var deprecated: Bool
     /// The method's retry class from the API's ``IdempotencyTable``; nil keeps HTTP's rule.
     var idempotency: IdempotencyClass? = nil
+    /// The parameter by which the server ignores a repeated request (``DeduplicationParameter``).
+    var deduplicationParameter: String? = nil
 }
 
 struct ParameterDecl: Equatable {

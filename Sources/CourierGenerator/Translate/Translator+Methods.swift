@@ -42,6 +42,7 @@ extension Translator {
         if isUpload { reserved.insert("upload") }
         let swiftNames = Names.unique((requiredKeys + optionalKeys).map { Names.lowerCamel($0) }, avoiding: reserved).map(Names.escaped)
 
+        let deduplication = DeduplicationParameter.find(in: method)
         var enums: [TypeDecl] = []
         var taken: Set<String> = [structName]
         var declared: [ParameterDecl] = []
@@ -54,7 +55,8 @@ extension Translator {
             if parameter.repeated == true { type = .array(type) }
             declared.append(ParameterDecl(swiftName: swiftNames[index], wireName: key, type: type,
                                           isPath: parameter.location == "path", repeated: parameter.repeated == true,
-                                          documentation: Self.lines(parameter.description) + Self.notes(parameter),
+                                          documentation: Self.lines(parameter.description) + Self.notes(parameter)
+                                              + (key == deduplication ? Self.deduplicationNote(parameter) : []),
                                           deprecated: parameter.deprecated == true))
         }
         let enumDecls = enums.compactMap { declaration -> EnumDecl? in
@@ -88,8 +90,16 @@ extension Translator {
             supportsMediaDownload: method.supportsMediaDownload == true,
             usesMediaDownloadService: method.supportsMediaDownload == true && method.useMediaDownloadService == true,
             deprecated: method.deprecated == true,
-            idempotency: idempotency?.methods[method.id]
+            idempotency: idempotency?.methods[method.id],
+            deduplicationParameter: deduplication
         )
+    }
+
+    /// What Courier does with a deduplication parameter, under its own description.
+    static func deduplicationNote(_ parameter: DiscoverySchema) -> [String] {
+        [""] + (parameter.required == true ? [] : ["Left unset, Courier sets a new UUID each time the query is executed."])
+            + ["Courier re-sends a request that carries it, with the same ID, after a failure that may have",
+               "reached the server: the server ignores a repeat."]
     }
 
     /// `mediaUpload.maxSize`: bytes (`"10485760"`) or with a binary unit (`"10MB"`, `"1GB"`, `"5TB"`);

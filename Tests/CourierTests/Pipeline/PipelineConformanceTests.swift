@@ -57,7 +57,7 @@ import Tracing
     /// that otherwise makes them idempotent; `root` is where raw requests go. Throws what the
     /// operation threw.
     static func perform(_ operation: Operation, service: ServiceActor, server: TestServer, fileID: String, requestID: String,
-                        write: Bool = false, root: URL? = nil, mocked: Bool = false) async throws {
+                        write: Bool = false, root: URL? = nil, mocked: Bool = false, deduplicated: Bool = false) async throws {
         let root = root ?? server.baseURL
         let options = RequestOptions(requestID: requestID, retry: quickRetry, authorize: true)
         func named<R>(_ query: Query<R>) -> Query<R> {
@@ -65,7 +65,8 @@ import Tracing
             query.requestID = requestID
             return query
         }
-        let note = write ? Notes.insert(Note(json: ["title": "written"])) : Notes.get("note-0001")
+        var note = write ? Notes.insert(Note(json: ["title": "written"])) : Notes.get("note-0001")
+        if deduplicated { note.deduplicationParameter = "requestId" }
         switch operation {
         case .execute:
             let result = try await service.execute(named(note))
@@ -163,6 +164,7 @@ import Tracing
             parameters.chunkSize = 256 << 10
             var insert = named(Files.insert(server, name: "conformance-\(UUID())", upload: parameters))
             if !write { insert.parameters.set("ifGenerationMatch", "0") } // "only if new": safe to repeat
+            if deduplicated { insert.deduplicationParameter = "requestId" }
             let stored = try await service.execute(insert)
             #expect(stored.json["id"]?.stringValue != nil)
         }
@@ -335,6 +337,29 @@ import Tracing
             #expect(reached == 1, "\(operation): a write reached the server \(reached) times")
         }
         #expect(error.map(FaultMatrixTests.isTyped) == true, "\(String(describing: error))")
+    }
+
+    /// The same reset with a write that carries a request ID its server deduplicates by
+    /// (``Query/deduplicationParameter``): every query operation re-sends it, 1 + 2 retries, each
+    /// with the one ID Courier set (a wire batch carries it inside its part).
+    @Test(arguments: [Operation.execute, .taskGroupBatch, .wireBatch, .mediaUpload, .multipartUpload])
+    func aWriteWithARequestIDIsResentWithTheSameID(_ operation: Operation) async throws {
+        let injector = FaultInjector("reset-before-headers")
+        try await Self.withCell({ configuration, server in
+            configuration.auth.authorizer = injector
+            configuration.queries.rootURL = server.faultURL
+        }) { server, service, fileID in
+            let error = await #expect(throws: (any Error).self) {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "dedup-\(operation)",
+                                       write: true, root: server.faultURL, deduplicated: true)
+            }
+            #expect(error.map(FaultMatrixTests.isTyped) == true, "\(String(describing: error))")
+            let targets = server.faults.targets(injector.header)
+            #expect(targets.count == 3, "\(operation): \(targets)")
+            guard operation != .wireBatch else { return }
+            let ids = targets.map { URLComponents(string: $0)?.queryItems?.first { $0.name == "requestId" }?.value }
+            #expect(ids.count == 3 && ids[0].flatMap(UUID.init(uuidString:)) != nil && Set(ids).count == 1, "\(operation): \(ids)")
+        }
     }
 
     /// The same reset with a precondition (`ifGenerationMatch=0`): the write cannot apply twice,

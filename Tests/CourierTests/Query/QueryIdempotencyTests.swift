@@ -57,4 +57,36 @@ import Testing
         query.execution.idempotency = .never
         #expect(try !Self.built(query).isIdempotent)
     }
+
+    /// A query's deduplication parameter (AIP-155's `requestId`): a new UUID for each build of
+    /// the request (once per execution), a caller's own kept, and the request safe to repeat.
+    @Test func aDeduplicationParameterIsFilledOnceAndMakesTheWriteSafeToRepeat() throws {
+        var query = Self.query(.post, .nonIdempotent)
+        #expect(try !Self.built(query).isIdempotent)
+        query.deduplicationParameter = "requestId"
+        let first = try Self.built(query), second = try Self.built(query)
+        func id(_ request: HTTPRequest) -> String? {
+            URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "requestId" }?.value
+        }
+        let ids = try [first, second].map { try #require(id($0)) }
+        for id in ids {
+            #expect(UUID(uuidString: id) != nil && id == id.lowercased() && id != "00000000-0000-0000-0000-000000000000", "\(id)")
+        }
+        #expect(ids[0] != ids[1], "each execution is a new request, so it gets a new ID")
+        #expect(first.isIdempotent && second.isIdempotent, "the server ignores a repeat: safe to re-send, whatever the class")
+
+        query.parameters.set("requestId", "caller-chosen-1")
+        let own = try Self.built(query)
+        #expect(id(own) == "caller-chosen-1" && own.isIdempotent)
+        query.parameters.set("requestId", "")
+        #expect(try UUID(uuidString: id(Self.built(query)) ?? "") != nil, "an empty ID is no ID: replaced")
+
+        query.parameters.set("requestId", nil)
+        query.execution.idempotency = .never
+        #expect(try !Self.built(query).isIdempotent, "a declaration still wins")
+
+        var read = Self.query(.get, nil)
+        read.deduplicationParameter = "requestId"
+        #expect(try id(Self.built(read)) == nil, "a GET keeps its URL (and its cache key)")
+    }
 }

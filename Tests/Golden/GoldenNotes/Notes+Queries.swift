@@ -231,6 +231,12 @@ extension Notes {
 
             /// The request body.
             public var body: GoldenNotes.Note
+            /// Optional. A request ID to identify requests. Specify a unique request ID so that if you must retry your request, the server will know to ignore the request if it has already been completed.
+            ///
+            /// Left unset, Courier sets a new UUID each time the query is executed.
+            /// Courier re-sends a request that carries it, with the same ID, after a failure that may have
+            /// reached the server: the server ignores a repeat.
+            public var requestId: String?
             /// A partial response: only these fields (`items(id,name),nextPageToken`).
             public var fields: String?
             /// The parameters every Google API takes (`quotaUser`, …).
@@ -255,10 +261,12 @@ extension Notes {
             private func build<Result: QueryResponse>(_: Result.Type) -> Query<Result> {
                 var query = Query<Result>(api: GoldenNotes.Notes.api, name: "notes.notes.insert",
                                           method: HTTPMethod(rawValue: "POST"), path: "notes")
+                if let value = self.requestId { query.parameters.set("requestId", value) }
                 query.setBody(self.body)
                 query.fields = self.fields
                 query.standardParameters = self.standardParameters
                 query.execution = self.execution
+                query.deduplicationParameter = "requestId"
                 if let requestID = self.requestID { query.requestID = requestID }
                 query.uploadPath = "/upload/notes/v1/notes"
                 query.upload = self.upload
