@@ -8,6 +8,7 @@
 #
 #   Netem/netem.sh [--profiles "wan bad"] [--quick]
 #   Netem/netem.sh --bench     # benchmarks at 25 ms RTT (Netem/bench.py)
+#   COURIER_NETEM_FILTER=NetemScenarioTests/aDownloadResumesAcrossAFlap Netem/netem.sh --quick   # one scenario
 #
 # Profiles: lan (1 ms), wan (25 ms ± 5 ms, 0.5 % loss each way, 100 Mbit), bad (80 ms ± 20 ms,
 # 3 % loss each way, 10 Mbit). --quick runs smaller transfers and fewer queries (make test).
@@ -213,7 +214,7 @@ NGINX
     ip netns exec "$near" env COURIER_NETEM_SERVER="http://$far_ip:8080" COURIER_NETEM_TLS="https://$far_ip:8443" COURIER_NETEM_GCS="http://$far_ip:4443" COURIER_NETEM_DEVICE="$near_dev" COURIER_NETEM_FAR_NAMESPACE="$far" \
         COURIER_NETEM_PROFILE="$profile" COURIER_NETEM_UPLOAD_MIB="$upload" COURIER_NETEM_DOWNLOAD_MIB="$download" \
         COURIER_NETEM_QUERIES="$queries" COURIER_NETEM_RESULTS="$PWD/$results" \
-        swift test --skip-build --filter NetemScenarioTests 2>&1 | tee "$work/$profile.log" | grep -E "✔ Test|✘|Expectation failed|error:" 
+        swift test --skip-build --filter "${COURIER_NETEM_FILTER:-NetemScenarioTests}" 2>&1 | tee "$work/$profile.log" | grep -E "✔ Test|✘|Expectation failed|error:" 
     code=${PIPESTATUS[0]}
     set -e
     # Every scenario must have run and passed: a skipped suite (no variables) is a failure here.

@@ -23,6 +23,9 @@ import Synchronization
 /// - `stall-body`: half of the route's response body goes out, then nothing until the server
 ///   stops (the `Content-Length` promises the rest).
 ///
+/// `drop-kept-alive` (a kept-alive connection closed as its next request arrives) is a
+/// connection's, so ``KeptAliveDropHandler`` keeps it.
+///
 /// Wire-level faults (resets, truncation, invalid chunking, stalls, huge headers) are the raw
 /// fault server's (``TestServer/faultURL``), with the same header.
 struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {

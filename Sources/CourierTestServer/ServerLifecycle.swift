@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -36,13 +37,15 @@ package struct RunningApplication: Sendable {
     package let port: Int
 
     /// Starts `router` and returns once it accepts connections.
-    package static func start<Builder: HTTPResponderBuilder>(router: Builder, configuration: ApplicationConfiguration,
+    package static func start<Builder: HTTPResponderBuilder>(router: Builder, server: HTTPServerBuilder = .http1(),
+                                                     configuration: ApplicationConfiguration,
                                                      logger: Logger) async throws -> RunningApplication
         where Builder.Responder.Context: InitializableFromSource<ApplicationRequestContextSource>
     {
         let (listenerStream, listenerContinuation) = AsyncStream.makeStream(of: (any Channel).self)
         let app = Application(
             router: router,
+            server: server,
             configuration: configuration,
             onServerRunning: { channel in
                 listenerContinuation.yield(channel)

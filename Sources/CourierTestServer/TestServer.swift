@@ -1,6 +1,7 @@
 import CourierSync
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -129,8 +130,10 @@ public final class TestServer: Sendable {
         // Critical only: what Hummingbird reports at error level here is a stop() that cancels a
         // slow graceful shutdown (below) or a client a fault test broke on purpose.
         logger.logLevel = .critical
+        let faults = FaultCounts()
         let running = try await RunningApplication.start(
             router: router,
+            server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [KeptAliveDropHandler(faults: faults)])),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: requestedPort),
                 availableConnectionsDelegate: ConnectionCounter(counters: counters)
@@ -139,7 +142,6 @@ public final class TestServer: Sendable {
         )
         let port = running.port
         ownURL.withLock { $0 = "http://\(host):\(port)" }
-        let faults = FaultCounts()
         let faultServer = try await RawFaultServer.start(host: host, counters: counters, files: files, faults: faults)
         files.setBaseURLs(main: "http://\(host):\(port)", drop: "http://\(host):\(faultServer.port)/upload-drop")
         return TestServer(

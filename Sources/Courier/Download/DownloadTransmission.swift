@@ -16,8 +16,10 @@ protocol DiskTransmission: Transmission where Output == DownloadAttempt {
 }
 
 extension DiskTransmission {
-    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> DownloadAttempt {
-        try await write(service.transmitStreaming(request), of: request)
+    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor, tally: AttemptTally) async throws
+        -> DownloadAttempt
+    {
+        try await write(service.transmitStreaming(request, resends: tally), of: request)
     }
 
     nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> DownloadAttempt {

@@ -1,14 +1,18 @@
 import Synchronization
 
 /// What an operation's attempts saw, shared by every copy of its context: the last HTTP status,
-/// for its `finished` event and its span, and how many times it was retried, for its span
+/// for its `finished` event and its span, and how many times it was retried (libcurl's own
+/// re-sends included), for its span
 /// (`courier.retries`, `http.request.resend_count`). Atomics, because a task-group batch's
 /// items and a sliced download's slices record into one tally from several tasks.
+///
+/// It is also where the operation's transfers count libcurl's own re-sends
+/// (``TransportResends``), which the pipeline takes and tells as retries.
 ///
 /// Not final: an operation's first context storage is a tally itself (``RequestContext``), so the
 /// two take one allocation; its changed copies point at that one. Unchecked only because the
 /// compiler asks a non-final class to say so: its state is atomics alone.
-class AttemptTally: @unchecked Sendable {
+class AttemptTally: TransportResends, @unchecked Sendable {
     private let status = Atomic<Int>(0)
     private let retryCount = Atomic<Int>(0)
 

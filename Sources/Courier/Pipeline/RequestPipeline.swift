@@ -231,7 +231,7 @@ struct RequestPipeline: Sendable {
         if context.testHandler != nil || service.guardsAttempts {
             return try await guardedAttempt(request, transmission)
         }
-        return try await transmission.send(request, through: service)
+        return try await transmission.send(request, through: service, tally: context.attempts)
     }
 
     /// The attempt behind its guards, in this order: the host's circuit (fail fast), a token of
@@ -301,7 +301,7 @@ struct RequestPipeline: Sendable {
             try request.validate()
             return try await transmission.mock(request, answer: testHandler(request))
         }
-        return try await transmission.send(request, through: service)
+        return try await transmission.send(request, through: service, tally: context.attempts)
     }
 
     /// What circuits and rate limits are kept per: the host and its port.
@@ -321,6 +321,13 @@ struct RequestPipeline: Sendable {
     /// Waits out a retry delay: announced, counted, cancellable (by the task, so by `cancel(requestID:)` too).
     @inline(never)
     func wait(_ delay: Duration, attempt: Int, reason: String, status: Int?) async throws {
+        announceRetry(delay, attempt: attempt, reason: reason, status: status)
+        try await service.configuration.testing.clock.sleep(for: delay)
+    }
+
+    /// A retry, told everywhere retries are: the debug log, the `retrying` event, the metric and
+    /// the operation's tally (its span's resend count).
+    private func announceRetry(_ delay: Duration, attempt: Int, reason: String, status: Int?) {
         service.configuration.telemetry.logger.debug("retrying", metadata: Redaction.metadata([
             "query": "\(context.name)", "request-id": "\(context.requestID)", "attempt": "\(attempt)",
             "delay": "\(delay)", "reason": "\(reason)",
@@ -329,12 +336,26 @@ struct RequestPipeline: Sendable {
                                         reason: reason))
         service.metrics.retry(operation: context.operation, status: status)
         context.attempts.countRetry()
-        try await service.configuration.testing.clock.sleep(for: delay)
+    }
+
+    /// libcurl's silent re-sends during the attempt that just ended, as retries: each sent the
+    /// request again on a fresh connection after a kept-alive one closed before any response
+    /// (only an idempotent request's; Docs/Pipeline.md). Told when the attempt ends, before its
+    /// outcome, since curl tells nobody at the time.
+    @inline(never)
+    private func announceTransportResends(_ count: Int) {
+        for _ in 0..<count {
+            announceRetry(.zero, attempt: context.attempts.retries + 1,
+                          reason: "libcurl sent the request again on a fresh connection: the kept-alive one closed before any response",
+                          status: nil)
+        }
     }
 
     @inline(never)
     private func record(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
                         since start: UInt64) {
+        let resends = context.attempts.takeResends()
+        if resends > 0 { announceTransportResends(resends) }
         context.attempts.record(status: head?.status ?? 0)
         guard service.trafficLog != nil || service.metrics.isEnabled else { return }
         recordObserved(request, head: head, body: body, error: error, since: start)

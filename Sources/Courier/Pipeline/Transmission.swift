@@ -9,8 +9,10 @@ import Foundation
 /// (measured: about a tenth of a small request's CPU on the loop executor).
 protocol Transmission: Sendable {
     associatedtype Output: Sendable
-    /// Sends over the network (the service's transport).
-    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> Output
+    /// Sends over the network (the service's transport); libcurl's own re-sends of the request
+    /// are counted in `tally`, for the pipeline to announce.
+    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor, tally: AttemptTally) async throws
+        -> Output
     /// Turns a test handler's answer into this output, so a mock looks like the network.
     nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> Output
     func head(of output: Output) -> HTTPResponseHead
@@ -36,8 +38,10 @@ extension Transmission where Output == HTTPResponse {
 
 /// The body in memory, up to ``ServiceActor/Configuration/Transport-swift.struct/maxResponseBodySize``.
 struct BufferedTransmission: Transmission {
-    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
-        try await service.transmit(request)
+    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor, tally: AttemptTally) async throws
+        -> HTTPResponse
+    {
+        try await service.transmit(request, resends: tally)
     }
 
     nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> HTTPResponse { answer }
@@ -49,8 +53,10 @@ struct FileTransmission: Transmission {
     let file: URL
     let append: Bool
 
-    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
-        try await service.transmit(request, to: file, append: append)
+    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor, tally: AttemptTally) async throws
+        -> HTTPResponse
+    {
+        try await service.transmit(request, to: file, append: append, resends: tally)
     }
 
     nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> HTTPResponse {
@@ -64,8 +70,10 @@ struct FileTransmission: Transmission {
 
 /// The head as soon as it arrives; the body as an `AsyncSequence`.
 struct StreamedTransmission: Transmission {
-    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPStreamingResponse {
-        try await service.transmitStreaming(request)
+    nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor, tally: AttemptTally) async throws
+        -> HTTPStreamingResponse
+    {
+        try await service.transmitStreaming(request, resends: tally)
     }
 
     nonisolated(nonsending) func mock(_ request: HTTPRequest, answer: HTTPResponse) async throws -> HTTPStreamingResponse {

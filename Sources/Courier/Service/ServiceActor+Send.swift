@@ -108,21 +108,26 @@ extension ServiceActor {
     // it takes the entry (``CurlEventLoop/submit(_:sink:cancelled:)``), so the order against shutdown and
     // cancellation is the loop's, as before.
 
-    /// One buffered exchange.
-    nonisolated(nonsending) func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await start(request, delivery: .buffered(limit: configuration.transport.maxResponseBodySize), file: nil)
+    /// One buffered exchange; libcurl's own re-sends of it are counted in `resends`.
+    nonisolated(nonsending) func transmit(_ request: HTTPRequest, resends: TransportResends) async throws -> HTTPResponse {
+        try await start(request, delivery: .buffered(limit: configuration.transport.maxResponseBodySize), file: nil, resends: resends)
     }
 
     /// One exchange whose 2xx body goes to `file`.
-    nonisolated(nonsending) func transmit(_ request: HTTPRequest, to file: URL, append: Bool) async throws -> HTTPResponse {
-        try await start(request, delivery: .file(errorLimit: 1 << 20), file: FileOutput(path: file.path, append: append))
+    nonisolated(nonsending) func transmit(_ request: HTTPRequest, to file: URL, append: Bool, resends: TransportResends) async throws
+        -> HTTPResponse
+    {
+        try await start(request, delivery: .file(errorLimit: 1 << 20), file: FileOutput(path: file.path, append: append),
+                        resends: resends)
     }
 
-    private nonisolated(nonsending) func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?)
-        async throws -> HTTPResponse
+    private nonisolated(nonsending) func start(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, file: FileOutput?,
+                                               resends: TransportResends) async throws -> HTTPResponse
     {
-        if request.body.isEmptyStream { return try await start(request.drainingEmptyStream(), delivery: delivery, file: file) }
-        let transfer = try makeTransfer(request, delivery: delivery)
+        if request.body.isEmptyStream {
+            return try await start(request.drainingEmptyStream(), delivery: delivery, file: file, resends: resends)
+        }
+        let transfer = try makeTransfer(request, delivery: delivery, resends: resends)
         transfer.fileOutput = file
         let bound = LoopBound(transfer)
         defer { transfer.receiveOutcome() }
@@ -147,9 +152,9 @@ extension ServiceActor {
     }
 
     /// One exchange that returns at the response head.
-    nonisolated(nonsending) func transmitStreaming(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
-        if request.body.isEmptyStream { return try await transmitStreaming(request.drainingEmptyStream()) }
-        let transfer = try makeTransfer(request, delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10))
+    nonisolated(nonsending) func transmitStreaming(_ request: HTTPRequest, resends: TransportResends) async throws -> HTTPStreamingResponse {
+        if request.body.isEmptyStream { return try await transmitStreaming(request.drainingEmptyStream(), resends: resends) }
+        let transfer = try makeTransfer(request, delivery: .streaming(highWater: 1 << 20, lowWater: 256 << 10), resends: resends)
         let bound = LoopBound(transfer)
         let boundBuffer = LoopBound(ResponseBodyBuffer())
         defer { transfer.receiveOutcome() }
@@ -166,11 +171,13 @@ extension ServiceActor {
     }
 
     /// A transfer for `request`, on the caller's thread: validated, with the service's timeouts.
-    private nonisolated func makeTransfer(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery) throws -> Transfer {
+    private nonisolated func makeTransfer(_ request: HTTPRequest, delivery: TransferStateMachine.Delivery, resends: TransportResends)
+        throws -> Transfer
+    {
         let target = try request.validatedTarget()
         try checkAccepting()
         return Transfer(id: transferIDs.wrappingAdd(1, ordering: .relaxed).newValue, request: request, target: target,
-                        delivery: delivery, sink: nil, multi: loop.multi)
+                        delivery: delivery, sink: nil, multi: loop.multi, resends: resends)
     }
 
     /// The next chunk of a streamed body; called by ``HTTPResponseBody``'s iterator.

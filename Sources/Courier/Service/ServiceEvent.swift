@@ -6,7 +6,9 @@ import Synchronization
 /// ``ServiceActor/events``.
 public enum ServiceEvent: Sendable {
     case started(requestID: String, query: String)
-    /// A failed attempt will be sent again after `delay`.
+    /// A failed attempt will be sent again after `delay`. libcurl's own re-send of an idempotent
+    /// request on a fresh connection (a kept-alive one closed before any response) is told this
+    /// way too, with delay zero, when the attempt ends (Docs/Pipeline.md, "libcurl's own re-send").
     case retrying(requestID: String, query: String, attempt: Int, delay: Duration, reason: String)
     /// Fetching all pages moved on to page `page` (2 for the second).
     case nextPage(requestID: String, query: String, page: Int)

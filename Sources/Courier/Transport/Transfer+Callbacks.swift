@@ -55,9 +55,16 @@ extension Transfer {
 
     /// Refuses curl's silent re-send of a request that is not idempotent (see
     /// ``TransferStateMachine/requestWillBeSent(idempotent:url:)``): the caller gets a typed
-    /// `connectionLost`. An idempotent one goes out again, and its handle is reset afterwards.
+    /// `connectionLost`. An idempotent one goes out again, counted in the operation's tally so
+    /// the pipeline announces it as the retry it is, and its handle is reset afterwards.
     func requestWillBeSent() -> Bool {
-        machine.requestWillBeSent(idempotent: request.isIdempotent, url: request.url.absoluteString)
+        switch machine.requestWillBeSent(idempotent: request.isIdempotent, url: request.url.absoluteString) {
+        case .send: return true
+        case .resend:
+            resends.countResend()
+            return true
+        case .refuse: return false
+        }
     }
 
     /// Collects the last response's header fields. Reading them here costs a fraction of

@@ -31,6 +31,9 @@ final class Transfer {
     /// while its loop, the multi handle's owner, lives. A checked `unowned` reference costs a
     /// retain and a release of its own at each of the dozen reads per request (Docs/Performance.md, "Decisions").
     unowned(unsafe) let multi: CurlMulti
+    /// Where curl's silent re-sends are counted, for the operation to tell as retries (see
+    /// ``requestWillBeSent()``).
+    let resends: TransportResends
     @exclusivity(unchecked) private(set) var sink: Sink?
     /// An outcome that arrived before the caller installed its sink (a cancellation racing the start).
     @exclusivity(unchecked) private var undeliveredError: (any Error)?
@@ -62,9 +65,10 @@ final class Transfer {
     @exclusivity(unchecked) var status: Int32 = 0
 
     init(id: UInt64, request: HTTPRequest, target: RequestTarget, delivery: TransferStateMachine.Delivery, sink: Sink?,
-         multi: CurlMulti) {
+         multi: CurlMulti, resends: TransportResends) {
         self.id = id
         self.request = request
+        self.resends = resends
         self.target = target
         self.machine = TransferStateMachine(delivery: delivery)
         self.sink = sink

@@ -121,18 +121,29 @@ struct TransferStateMachine: Sendable {
 
     // MARK: Requests curl sends (the prerequest callback) and responses it receives
 
+    /// What the prerequest callback answers curl (``requestWillBeSent(idempotent:url:)``).
+    enum RequestStart: Equatable {
+        /// The request goes out: the first time, or after a response (a redirect).
+        case send
+        /// curl's silent re-send on a fresh connection, of an idempotent request: it goes out,
+        /// and the shell counts it, so the operation announces it as a retry.
+        case resend
+        /// The same re-send of a request that is not idempotent: aborted (`connectionLost`).
+        case refuse
+    }
+
     /// curl is about to send the request on a connection. A second request without a response
     /// in between is curl's silent re-send on a fresh connection (a redirect follows a
     /// response): the server may have acted on the first, so it is refused unless `idempotent`.
-    /// Returns whether the request may go out; `url` names it in the error (read only if refused).
-    mutating func requestWillBeSent(idempotent: Bool, url: @autoclosure () -> String) -> Bool {
-        guard phase == .running else { return false }
+    /// `url` names the request in the error (read only if refused).
+    mutating func requestWillBeSent(idempotent: Bool, url: @autoclosure () -> String) -> RequestStart {
+        guard phase == .running else { return .refuse }
         let resend = running.requestsStarted > 0 && !running.responseSinceRequest
         running.requestsStarted += 1
         running.responseSinceRequest = false
-        guard resend else { return true }
+        guard resend else { return .send }
         running.curlResent = true
-        if idempotent { return true }
+        if idempotent { return .resend }
         if running.abortReason == nil {
             running.abortReason = TransportError(
                 .connectionLost,
@@ -140,7 +151,7 @@ struct TransferStateMachine: Sendable {
                     + "the server and is not idempotent, so it is not re-sent",
                 url: url())
         }
-        return false
+        return .refuse
     }
 
     /// A response head began (a status line arrived).

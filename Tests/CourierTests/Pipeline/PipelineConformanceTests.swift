@@ -297,6 +297,34 @@ import Tracing
         }
     }
 
+    /// libcurl's own re-send is told as a retry. The server closes each kept-alive connection as
+    /// its next request arrives (``KeptAliveDropHandler``), so every request after a connection's
+    /// first reaches it and goes unanswered (all are idempotent here: reads, and uploads "only if
+    /// new"). The operation runs twice, so the second run's first request meets a kept-alive
+    /// connection too. Every request the server dropped must come back as a `retrying` event:
+    /// curl's re-send on a fresh connection, or, when the close broke a body still being sent
+    /// (an upload's), the pipeline's own retry after the broken pipe. Before, curl's re-sends
+    /// went untold (the reads' cells had no event for any of their drops).
+    @Test(arguments: Operation.allCases)
+    func curlsOwnResendIsAnnouncedAsARetry(_ operation: Operation) async throws {
+        let injector = FaultInjector("drop-kept-alive")
+        try await Self.withCell({ configuration, _ in configuration.auth.authorizer = injector }) { server, service, fileID in
+            let events = service.events
+            for run in 0..<2 {
+                try await Self.perform(operation, service: service, server: server, fileID: fileID,
+                                       requestID: "resend-\(operation)-\(run)")
+            }
+            await service.shutdown()
+            var announced = 0
+            for await event in events {
+                if case .retrying = event { announced += 1 }
+            }
+            let dropped = server.faults.requests("dropped:" + injector.header)
+            #expect(dropped >= 1, "\(operation): no request met a kept-alive connection closed on it")
+            #expect(announced == dropped, "\(operation): \(dropped) requests dropped and re-sent by curl, \(announced) told")
+        }
+    }
+
     @Test(arguments: Operation.allCases)
     func fourTwentyNineWaitsForRetryAfter(_ operation: Operation) async throws {
         let injector = FaultInjector("429x1")

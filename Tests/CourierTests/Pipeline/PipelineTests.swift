@@ -29,16 +29,29 @@ import Testing
         }
     }
 
-    /// The same race for a GET: repeating it is harmless, so curl's re-send stands and succeeds.
-    @Test func curlsSilentResendOfAGETStands() async throws {
+    /// The same race for a GET: repeating it is harmless, so curl's re-send stands and succeeds,
+    /// and is told as the retry it is (event, metric, the operation's retry count): the server
+    /// saw the request twice, and a caller counting retries must not find one missing.
+    @Test func curlsSilentResendOfAGETStandsAndIsAnnounced() async throws {
         try await withServerAndService { server, service in
+            let events = service.events
             let fault = "keepalive-then-drop;run=\(UUID())"
             let get = HTTPRequest(url: server.faultURL("/orders/1"), headers: ["X-Courier-Fault": fault])
-            let value1 = try await service.send(get).status
-            #expect(value1 == 200)
-            let value2 = try await service.send(get).status
-            #expect(value2 == 200) // re-sent on a fresh connection by curl
+            let value1 = try await service.send(get, options: RequestOptions(requestID: "first"))
+            #expect(value1.status == 200)
+            let value2 = try await service.send(get, options: RequestOptions(requestID: "second"))
+            #expect(value2.status == 200) // re-sent on a fresh connection by curl
             #expect(server.faults.requests(fault) == 3)
+            await service.shutdown()
+            var retries: [(String, Int, Duration, String)] = []
+            for await event in events {
+                if case .retrying(let id, _, let attempt, let delay, let reason) = event { retries.append((id, attempt, delay, reason)) }
+            }
+            #expect(retries.count == 1, "\(retries)")
+            #expect(retries.first?.0 == "second")
+            #expect(retries.first?.1 == 1)
+            #expect(retries.first?.2 == .zero)
+            #expect(retries.first?.3.contains("libcurl sent the request again on a fresh connection") == true)
         }
     }
 
@@ -251,7 +264,7 @@ import Testing
         let step: Int64
         let succeedOn: Int
 
-        nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor) async throws -> HTTPResponse {
+        nonisolated(nonsending) func send(_ request: HTTPRequest, through service: ServiceActor, tally: AttemptTally) async throws -> HTTPResponse {
             let attempt = attempts.withLock { $0 += 1; return $0 }
             try await Task.sleep(for: duration)
             kept.withLock { $0 += step }

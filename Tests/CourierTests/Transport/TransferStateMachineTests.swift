@@ -130,16 +130,16 @@ import Testing
 
     @Test func redirectIsNotAReSend() {
         let machine = Self.running(.buffered(limit: 10))
-        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") })
+        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") } == .send)
         machine.value.responseBegan() // the 302
-        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") })
+        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") } == .send)
         #expect(machine { $0.finish(nil) } == .succeed(deliverHead: true, release: Self.attachedRelease))
     }
 
     @Test func reSendOfANonIdempotentRequestIsRefusedAsConnectionLostAndResetsTheHandle() {
         let machine = Self.running(.buffered(limit: 10))
-        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") })
-        #expect(!machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") })
+        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") } == .send)
+        #expect(machine { $0.requestWillBeSent(idempotent: false, url: "http://x/") } == .refuse)
         var release = Self.attachedRelease
         release.resetHandle = true
         // curl reports its own abort; the refusal is what the caller sees.
@@ -149,8 +149,8 @@ import Testing
 
     @Test func reSendOfAnIdempotentRequestGoesOutButStillResetsTheHandle() {
         let machine = Self.running(.buffered(limit: 10))
-        #expect(machine { $0.requestWillBeSent(idempotent: true, url: "http://x/") })
-        #expect(machine { $0.requestWillBeSent(idempotent: true, url: "http://x/") })
+        #expect(machine { $0.requestWillBeSent(idempotent: true, url: "http://x/") } == .send)
+        #expect(machine { $0.requestWillBeSent(idempotent: true, url: "http://x/") } == .resend)
         machine.value.responseBegan()
         #expect(machine { $0.finish(nil) } == .succeed(deliverHead: true, release: Release(
             leaveRegistry: true, returnSlot: true, detachHandle: true, resetHandle: true)))
