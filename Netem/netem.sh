@@ -8,7 +8,7 @@
 #
 #   Netem/netem.sh [--profiles "wan bad"] [--quick]
 #   Netem/netem.sh --bench     # benchmarks at 25 ms RTT (Netem/bench.py)
-#   COURIER_NETEM_FILTER=NetemScenarioTests/aDownloadResumesAcrossAFlap Netem/netem.sh --quick   # one scenario
+#   COURIER_NETEM_FILTER=NetemScenarioTests/aDownloadResumesAcrossAFlap Netem/netem.sh --profiles wan --quick   # one scenario
 #
 # Profiles: lan (1 ms), wan (25 ms ± 5 ms, 0.5 % loss each way, 100 Mbit), bad (80 ms ± 20 ms,
 # 3 % loss each way, 10 Mbit). --quick runs smaller transfers and fewer queries (make test).
@@ -89,6 +89,7 @@ settings() {
 
 status=0
 scenarios=7 # the tests in NetemScenarioTests
+[ -n "${COURIER_NETEM_FILTER:-}" ] && scenarios=1 # one scenario, by name (see the usage above)
 for profile in $profiles; do
     read -r delay jitter loss rate <<< "$(settings "$profile")"
     echo "== netem $profile: RTT $(python3 -c "print(2*$delay)") ms ± $(python3 -c "print(2*$jitter)") ms, loss ${loss}‰ each way, $rate"
