@@ -176,7 +176,7 @@ extension ServiceActor {
     {
         let target = try request.validatedTarget()
         try checkAccepting()
-        return Transfer(id: transferIDs.wrappingAdd(1, ordering: .relaxed).newValue, request: request, target: target,
+        return Transfer(request: request, target: target,
                         delivery: delivery, sink: nil, multi: loop.multi, resends: resends)
     }
 

@@ -43,8 +43,6 @@ public actor ServiceActor {
     /// Whether ``shutdown(_:)`` has not begun yet.
     nonisolated var isAccepting: Bool { accepting.load(ordering: .acquiring) }
     private var phase = Phase.running
-    /// Transfer numbers (for logs): taken on the caller's thread, which builds the transfer.
-    nonisolated let transferIDs = Atomic<UInt64>(0)
 
     enum Phase { case running, shuttingDown, stopped }
 

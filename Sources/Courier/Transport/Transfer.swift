@@ -25,7 +25,8 @@ final class Transfer {
 
     // The fields are in an order that packs them: the small ones sit together at the end, not
     // each in an 8-byte slot. Every waiting query holds a transfer (Docs/Performance.md, "Decisions").
-    let id: UInt64
+    // No number of its own: logs name a transfer by its address (``id``), and the 8 bytes went to
+    // ``resends`` (the 100,000-in-flight probe's 3 KiB a query has little room).
     let request: HTTPRequest
     /// Not counted (`unowned(unsafe)`): a transfer reads it only on the loop thread, which runs
     /// while its loop, the multi handle's owner, lives. A checked `unowned` reference costs a
@@ -64,9 +65,8 @@ final class Transfer {
     /// The status of the response whose body is arriving; 0 before its first byte.
     @exclusivity(unchecked) var status: Int32 = 0
 
-    init(id: UInt64, request: HTTPRequest, target: RequestTarget, delivery: TransferStateMachine.Delivery, sink: Sink?,
+    init(request: HTTPRequest, target: RequestTarget, delivery: TransferStateMachine.Delivery, sink: Sink?,
          multi: CurlMulti, resends: TransportResends) {
-        self.id = id
         self.request = request
         self.resends = resends
         self.target = target
@@ -79,6 +79,10 @@ final class Transfer {
     #if DEBUG
     deinit { LiveObjects.destroyed(.transfer) }
     #endif
+
+    /// The transfer in logs: its address, unique while it lives (start, end and cancellation are
+    /// logged within its life).
+    var id: String { String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16) }
 
     /// The request's timeouts over the service's. Read when the transfer starts and by the idle
     /// sweep, not stored: 72 bytes in every waiting transfer otherwise.
