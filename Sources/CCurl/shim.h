@@ -64,6 +64,20 @@ static inline CURLcode courier_easy_setopt_resolver_start_cb(CURL *h, courier_re
     return curl_easy_setopt(h, CURLOPT_RESOLVER_START_FUNCTION, cb);
 }
 
+/* Limits a handle to http and https, redirects included: libcurl checks a redirect's scheme
+   against this set as well as the redirect set. The bitmask, not CURLOPT_PROTOCOLS_STR: the
+   string is parsed against libcurl's scheme table on every setopt (about 680 instructions,
+   callgrind, libcurl 7.88.1), paid per transfer where each transfer has a fresh handle.
+   The bitmask is deprecated since 7.85.0 but kept working by libcurl's ABI promise, and it
+   exists on every version (CURLOPT_PROTOCOLS_STR only from 7.85.0). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static const CURLoption courier_option_protocols = CURLOPT_PROTOCOLS;
+#pragma GCC diagnostic pop
+static inline CURLcode courier_easy_allow_http_only(CURL *h) {
+    return curl_easy_setopt(h, courier_option_protocols, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+}
+
 // MARK: - Features
 
 /* LIBCURL_VERSION_NUM of the library loaded at run time (0xXXYYZZ), which may differ from the headers'. */

@@ -108,6 +108,11 @@ final class EasyHandle: DeadlineScheduled {
         try check(courier_easy_setopt_ptr(raw, option, value), option)
     }
 
+    /// Limits the handle to http and https, redirects included (`courier_easy_allow_http_only`).
+    func allowHTTPOnly() throws(TransportError) {
+        try check(courier_easy_allow_http_only(raw), courier_option_protocols)
+    }
+
     private func check(_ code: CURLcode, _ option: CURLoption) throws(TransportError) {
         guard code == CURLE_OK else {
             throw TransportError(.invalidRequest, curlCode: Int(code.rawValue),

@@ -43,9 +43,12 @@ extension Transfer {
 
     private func configureEverything(_ handle: EasyHandle) throws(TransportError) {
         try handle.setURL(request.url.absoluteString)
-        var tls = multi.settings.tls
-        if let path = request.trustedCAPath { tls.caBundlePath = path }
-        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, tls: tls)
+        var own: TLSConfiguration?
+        if let path = request.trustedCAPath {
+            own = multi.settings.tls
+            own?.caBundlePath = path
+        }
+        try Self.configureCommon(handle, multi, isHTTPS: target.isHTTPS, tls: own)
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
     }
@@ -55,7 +58,7 @@ extension Transfer {
     /// refuses one.
     static func prepare(_ handle: EasyHandle, _ multi: CurlMulti, as profile: ReuseProfile) {
         do {
-            try configureCommon(handle, multi, isHTTPS: profile.isHTTPS, tls: multi.settings.tls)
+            try configureCommon(handle, multi, isHTTPS: profile.isHTTPS, tls: nil)
             handle.profile = profile
         } catch {
             handle.reset()
@@ -63,9 +66,10 @@ extension Transfer {
     }
 
     /// The options that depend on the service's settings and the request's profile, not on the
-    /// request itself: every transfer has them.
+    /// request itself: every transfer has them. `tls` is a request's own TLS settings, nil for
+    /// the service's.
     private static func configureCommon(_ handle: EasyHandle, _ multi: CurlMulti, isHTTPS: Bool,
-                                        tls: TLSConfiguration) throws(TransportError) {
+                                        tls: TLSConfiguration?) throws(TransportError) {
         let settings = multi.settings
         // The handle, for the callbacks that every transfer has; see ``EasyHandle/transfer``.
         let unretained = Unmanaged.passUnretained(handle).toOpaque()
@@ -73,7 +77,9 @@ extension Transfer {
         try handle.set(CURLOPT_PRIVATE, pointer: unretained)
         try handle.set(CURLOPT_ERRORBUFFER, pointer: handle.errorBuffer)
         try handle.set(CURLOPT_NOSIGNAL, true)
-        try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // http and https only, for the request and every redirect (libcurl checks a redirect
+        // against this set too, so no CURLOPT_REDIR_PROTOCOLS is needed).
+        try handle.allowHTTPOnly()
         // The path goes on the wire as the request has it. libcurl otherwise removes dot segments
         // (RFC 3986 §5.2.4), and from 8.13.0 percent-encoded ones too: a path parameter "..",
         // which Courier sends as %2E%2E, then named the parent (DELETE …/b/b/o/%2E%2E was sent as
@@ -93,7 +99,6 @@ extension Transfer {
         if settings.followRedirects {
             try handle.set(CURLOPT_FOLLOWLOCATION, true)
             try handle.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
-            try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         }
         // No CURLOPT_ACCEPT_ENCODING: libcurl never decodes (``ContentDecoder``).
         if let proxy = settings.proxy {
@@ -114,7 +119,12 @@ extension Transfer {
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try handle.set(CURLOPT_PIPEWAIT, true)
         }
-        try configureTLS(handle, tls, isHTTPS: isHTTPS)
+        // A request's own TLS settings differ from the defaults: they name a CA bundle.
+        if let tls {
+            try configureTLS(handle, tls)
+        } else if isHTTPS || !multi.tlsIsDefault {
+            try configureTLS(handle, multi.settings.tls)
+        }
     }
 
     private var isFileDownload: Bool { fileOutput != nil }
@@ -222,8 +232,7 @@ extension Transfer {
         try handle.set(CURLOPT_HTTPHEADER, pointer: list)
     }
 
-    private static func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration, isHTTPS: Bool) throws(TransportError) {
-        guard isHTTPS || tls != TLSConfiguration() else { return }
+    private static func configureTLS(_ handle: EasyHandle, _ tls: TLSConfiguration) throws(TransportError) {
         try handle.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer)
         try handle.set(CURLOPT_SSL_VERIFYHOST, tls.verifyPeer ? 2 : 0)
         if let path = tls.caBundlePath { try handle.set(CURLOPT_CAINFO, path) }

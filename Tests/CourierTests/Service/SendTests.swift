@@ -135,6 +135,24 @@ import Testing
         }
     }
 
+    /// Only http and https are followed: a redirect to a file on this machine or to another
+    /// protocol fails the request as the server's protocol error. libcurl's own default for
+    /// redirects allows FTP too, and every scheme here is one Debian's libcurl is built with, so
+    /// the handle's protocol set is what refuses them (port 9 is discard: nothing answers there).
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1:9/x", "dict://127.0.0.1:9/stat",
+                      "gopher://127.0.0.1:9/x", "telnet://127.0.0.1:9", "tftp://127.0.0.1:9/x"])
+    func aRedirectToAnotherProtocolIsNotFollowed(_ target: String) async throws {
+        try await withServerAndService { server, service in
+            let query = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let before = server.counters.requests
+            let error = await #expect(throws: TransportError.self) {
+                try await service.send(HTTPRequest(url: server.url("/redirect-to?url=\(query)")))
+            }
+            #expect(error?.code == .protocolError, "\(String(describing: error))")
+            #expect(server.counters.requests - before == 1, "the redirect alone")
+        }
+    }
+
     @Test func credentialsAreNotForwardedToAnotherHost() async throws {
         try await withServerAndService { server, service in
             // 127.0.0.1 and localhost are different hosts to libcurl.
