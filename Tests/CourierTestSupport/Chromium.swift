@@ -32,12 +32,30 @@ package enum Chromium {
     }
 
     /// Removes a folder from `makeFolder()` once nothing writes to it any more: the browser's helper
-    /// processes can outlive it by a moment and write there as they end (a removed profile came back).
+    /// processes (zygote, network service, renderers) can outlive it and write there as they end (a
+    /// removed profile came back as `Default/Cache/Cache_Data`, in CI's temporary-folder check). They
+    /// inherit the browser's environment, so they are found by the `TMPDIR` it was given: waited
+    /// for, for 10 s at most, then killed.
     package static func removeFolder(_ folder: URL) async {
+        let marker = Array("TMPDIR=\(folder.path)".utf8)
+        for _ in 0..<100 where !processes(inheriting: marker).isEmpty {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        for pid in processes(inheriting: marker) { kill(pid, SIGKILL) }
         for _ in 0..<50 {
             try? FileManager.default.removeItem(at: folder)
             try? await Task.sleep(for: .milliseconds(100))
             if !FileManager.default.fileExists(atPath: folder.path) { return }
+        }
+    }
+
+    /// The processes whose environment holds `entry` (`NAME=value`, exactly), read from `/proc`.
+    private static func processes(inheriting entry: [UInt8]) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name -> pid_t? in
+            guard let pid = pid_t(name), pid != getpid(),
+                  let environment = FileManager.default.contents(atPath: "/proc/\(name)/environ") else { return nil }
+            return environment.split(separator: 0).contains { $0.elementsEqual(entry) } ? pid : nil
         }
     }
 
