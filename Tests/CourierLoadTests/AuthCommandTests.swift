@@ -68,11 +68,12 @@ import Testing
             let (home, client, environment) = try Self.setUp(server)
             defer { try? FileManager.default.removeItem(at: home) }
             // $BROWSER starts headless Chromium in the background, as a desktop browser opens a tab and returns.
+            let browser = try Chromium.binary() // before the folder: a missing browser leaves none behind
             let profile = try Chromium.makeFolder()
             let script = home.appendingPathComponent("browser.sh")
             try writeExecutable("""
                 #!/bin/sh
-                TMPDIR='\(profile.path)' '\(try Chromium.binary())' \(Chromium.arguments(profile: profile).map { "'\($0)'" }.joined(separator: " ")) "$1" >/dev/null 2>&1 &
+                TMPDIR='\(profile.path)' '\(browser)' \(Chromium.arguments(profile: profile).map { "'\($0)'" }.joined(separator: " ")) "$1" >/dev/null 2>&1 &
                 echo $! > '\(home.path)/browser.pid'
                 """, to: script)
             var withBrowser = environment
