@@ -136,9 +136,10 @@ import Testing
     }
 
     /// Only http and https are followed: a redirect to a file on this machine or to another
-    /// protocol fails the request as the server's protocol error. libcurl's own default for
-    /// redirects allows FTP too, and every scheme here is one Debian's libcurl is built with, so
-    /// the handle's protocol set is what refuses them (port 9 is discard: nothing answers there).
+    /// protocol fails the request as the server's protocol error. Every scheme here is one
+    /// Debian's libcurl is built with. libcurl's own redirect default already refuses all but
+    /// `ftp://`, so that case is the one that fails if the handle's protocol set is left unset;
+    /// the others guard the default (port 9 is discard: nothing answers there).
     @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1:9/x", "dict://127.0.0.1:9/stat",
                       "gopher://127.0.0.1:9/x", "telnet://127.0.0.1:9", "tftp://127.0.0.1:9/x"])
     func aRedirectToAnotherProtocolIsNotFollowed(_ target: String) async throws {
