@@ -115,6 +115,27 @@ import Testing
         }
     }
 
+    /// What one `MetadataServer` (an authorizer's) learned is not what the next one is told: a
+    /// server started later on the same address (a port used again, as the suite's servers do)
+    /// answered with the first one's universe while the answer was kept by URL for the process.
+    @Test func theNextMetadataServerValueAsksAgain() async throws {
+        try await withTestServer { server in
+            let environment = ["GCE_METADATA_HOST": server.metadataHost]
+            server.metadata.setUniverseDomain(Self.sovereign)
+            let first = MetadataServer(environment: environment)
+            let learned = try await first.universeDomain()
+            #expect(learned == Self.sovereign)
+            server.metadata.setUniverseDomain("")
+            let again = try await first.universeDomain()
+            #expect(again == Self.sovereign, "a value asks once")
+            #expect(server.metadata.universeRequestCount == 1)
+            let next = try await MetadataServer(environment: environment).universeDomain()
+            #expect(next == UniverseDomain.googleDefault)
+            #expect(server.metadata.universeRequestCount == 2)
+            #expect(first == MetadataServer(environment: environment), "equal by address: what was learned is no part of it")
+        }
+    }
+
     @Test func aMetadataServerUniverseThatIsNoDomainIsAnError() async throws {
         try await withTestServer { server in
             server.metadata.setUniverseDomain("evil.example/path?")

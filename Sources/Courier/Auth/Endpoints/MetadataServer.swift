@@ -20,6 +20,10 @@ public struct MetadataServer: Sendable, Hashable {
     /// The environment's value when it makes no URL (`GCE_METADATA_HOST=not a host`): nothing is
     /// sent then; detection says so, and every request is an `AuthError` naming it.
     let unusableHost: String?
+    /// The universe once learned, shared by this value's copies (an authorizer's): per value,
+    /// as Google's libraries keep it per credentials object. Keyed by URL for the whole process,
+    /// a server on a port another had used answered with the other's universe.
+    private let learnedUniverse = LockedValue<String?>(nil)
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let host = [environment["GCE_METADATA_HOST"], environment["GCE_METADATA_ROOT"]].compactMap { $0 }
@@ -86,11 +90,11 @@ public struct MetadataServer: Sendable, Hashable {
     }
 
     /// The universe the instance runs in (``UniverseDomain``): `universe/universe-domain`,
-    /// asked once per server for the process. A server that does not know the path (404, as
+    /// asked once by this value and its copies. A server that does not know the path (404, as
     /// every one did before universes) or answers empty means `googleapis.com`, as Google's
     /// libraries read it; any other failure is an ``AuthError`` and is asked again next time.
     public func universeDomain(through service: ServiceActor? = nil) async throws -> String {
-        if let known = Self.universes.withLock({ $0[root] }) { return known }
+        if let known = learnedUniverse.withLock({ $0 }) { return known }
         let domain: String
         do {
             let text = try await self.text("universe/universe-domain", name: "metadata.universe-domain", through: service)
@@ -104,11 +108,19 @@ public struct MetadataServer: Sendable, Hashable {
         } catch let error as AuthError where error.code == .metadataServer && error.status == 404 {
             domain = UniverseDomain.googleDefault
         }
-        Self.universes.withLock { $0[root] = domain }
+        learnedUniverse.withLock { $0 = domain }
         return domain
     }
 
-    private static let universes = LockedValue<[URL: String]>([:])
+    public static func == (lhs: MetadataServer, rhs: MetadataServer) -> Bool {
+        lhs.root == rhs.root && lhs.configured == rhs.configured && lhs.unusableHost == rhs.unusableHost
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(root)
+        hasher.combine(configured)
+        hasher.combine(unusableHost)
+    }
 
     /// The email of one of the instance's service accounts (`default`: the one it runs as).
     public func serviceAccountEmail(_ account: String = "default", through service: ServiceActor? = nil) async throws -> String {
