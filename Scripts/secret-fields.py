@@ -7,9 +7,11 @@ those Courier's scanner hides (Docs/Reliability.md, "Secrets").
 
 A field counts when its description names a secret, a password, a private key, a passphrase or
 key material, and not a reference to one (a Secret Manager version, a resource name, a path, a
-hash, a time). The names are read from Redaction.swift (its `secretNames` and `secretEndings`),
+hash, a time). The names are read from Redaction.swift (its `secretNames`, `secretEndings` and
+`publicEndings`),
 so the list has one home; pass an older copy (`git show REV:Sources/…/Redaction.swift`) to count
-what it hid. Prints the totals and the names still shown."""
+what it hid. Prints the totals and the names still shown, then every field and parameter name
+ending in "token", shown and hidden."""
 import glob, json, re, sys
 
 def strings(source, name):
@@ -24,7 +26,9 @@ documents = sys.argv[1]
 source = open(sys.argv[2] if len(sys.argv) > 2 else "Sources/Courier/Support/Redaction.swift").read()
 names = {normalized(n) for n in strings(source, "secretNames")}
 endings = [normalized(e) for e in strings(source, "secretEndings")] if "secretEndings" in source else []
-hidden = lambda n: normalized(n) in names or any(normalized(n).endswith(e) for e in endings)
+public = [normalized(e) for e in strings(source, "publicEndings")] if "publicEndings" in source else []
+hidden = lambda n: normalized(n) in names or (any(normalized(n).endswith(e) for e in endings)
+                                             and not any(normalized(n).endswith(e) for e in public))
 
 secret = re.compile(r"\b(secret|password|private key|passphrase|key material)\b", re.I)
 reference = re.compile(r"(secret ?manager|secret version|resource name|reference|uri of|name of|path to|\bid\b|"
@@ -47,9 +51,35 @@ def walk(properties):
         if isinstance(field.get("items"), dict):
             walk(field["items"].get("properties"))
 
+tokens = set()  # every field and parameter name ending in "token"
+
+def collect(properties):
+    for name, field in (properties or {}).items():
+        if isinstance(field, dict):
+            if normalized(name).endswith("token"):
+                tokens.add(name)
+            collect(field.get("properties"))
+            if isinstance(field.get("items"), dict):
+                collect(field["items"].get("properties"))
+
+def parameters(resource):
+    for method in (resource.get("methods") or {}).values():
+        collect(method.get("parameters"))
+    for child in (resource.get("resources") or {}).values():
+        parameters(child)
+
 files = sorted(glob.glob(documents + "/*.json"))
 for path in files:
-    for schema in json.load(open(path)).get("schemas", {}).values():
+    document = json.load(open(path))
+    for schema in document.get("schemas", {}).values():
         walk(schema.get("properties"))
+        collect(schema.get("properties"))
+    collect(document.get("parameters"))
+    parameters(document)
 print(f"{len(files)} documents, {total} fields described as secret, {total - shown} hidden, {shown} shown")
 print("shown:", " ".join(sorted(missed)))
+# The names ending in "token": a reviewer reads the shown ones (the cursors of publicEndings)
+# and the hidden ones for a credential shown or a cursor hidden.
+print(f"{len(tokens)} names ending in token, {sum(map(hidden, tokens))} hidden")
+print("token names shown:", " ".join(sorted(n for n in tokens if not hidden(n))))
+print("token names hidden:", " ".join(sorted(n for n in tokens if hidden(n))))

@@ -62,4 +62,25 @@ import Testing
             #expect(!Redaction.isSecret(name), "\(name) is no secret")
         }
     }
+
+    /// The parameters every Google API takes, as the Storage document lists them: those it
+    /// describes as a token or an API key (`oauth_token`, `key`) are hidden,
+    /// the rest (`alt`, `fields`, `quotaUser`, …) are shown. `oauth_token` was shown before.
+    /// The cursors its methods take and return stay shown too.
+    @Test func theStandardParametersThatCarryCredentialsAreHidden() throws {
+        let url = Repository.path("Sources/GoogleStorage/discovery.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let parameters = try #require(document["parameters"] as? [String: [String: Any]])
+        let credential = /(?i)\b(token|api key)\b/
+        var hidden: [String] = []
+        for (name, parameter) in parameters {
+            let described = (parameter["description"] as? String)?.contains(credential) ?? false
+            #expect(Redaction.isSecret(name) == described, "\(name): \(parameter["description"] ?? "")")
+            if described { hidden.append(name) }
+        }
+        #expect(hidden.sorted() == ["key", "oauth_token"], "the document changed: \(hidden)")
+        for cursor in ["pageToken", "nextPageToken", "rewriteToken", "restoreToken"] {
+            #expect(!Redaction.isSecret(cursor), "\(cursor) is a cursor")
+        }
+    }
 }

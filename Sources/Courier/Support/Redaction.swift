@@ -20,6 +20,9 @@ public enum Redaction {
         "secret_access_key", "aws_secret_access_key", "session_token", "x-amz-security-token", "x-aws-ec2-metadata-token",
         // API keys and signed URLs
         "key", "api_key", "x-goog-api-key", "x-api-key", "signature", "sig", "x-goog-signature", "signed_blob",
+        // customer-supplied encryption keys: Cloud Storage's and S3's headers carry the key itself
+        "x-goog-encryption-key", "x-goog-copy-source-encryption-key", "x-amz-server-side-encryption-customer-key",
+        "x-amz-copy-source-server-side-encryption-customer-key",
         // sessions and credentials in headers
         "upload_id", "authorization", "proxy-authorization", "cookie", "set-cookie",
         // secrets Google's APIs return or accept in bodies, named as their Discovery documents name
@@ -33,10 +36,24 @@ public enum Redaction {
 
     /// Endings that make a name secret whatever comes before: `secret` (`clientSecret`,
     /// `sharedSecret`, Cloud Storage's HMAC `secret`), `password` (`rootPassword`,
-    /// `keyStorePassword`), `private_key` (`certPrivateKey`) and `passphrase`. A name that only
-    /// refers to a secret ends otherwise (`passwordSecretVersion`, `secretName`) and is kept.
-    /// Compared as ``isSecret(_:)`` compares, so `CLIENT_SECRET` and `client-secret` end so too.
-    public static let secretEndings: [String] = ["secret", "password", "private_key", "passphrase"]
+    /// `keyStorePassword`), `private_key` (`certPrivateKey`), `passphrase` and `token`
+    /// (`oauth_token`, every Google API's standard parameter; `idToken`, `sasToken`,
+    /// `X-Auth-Token`, `X-Vault-Token`, GitLab's `PRIVATE-TOKEN`). A name that only refers to a
+    /// secret ends otherwise (`passwordSecretVersion`, `secretName`) and is kept, as are the
+    /// cursors of ``publicEndings``. Compared as ``isSecret(_:)`` compares, so `CLIENT_SECRET`
+    /// and `client-secret` end so too.
+    public static let secretEndings: [String] = ["secret", "password", "private_key", "passphrase", "token"]
+
+    /// Endings that keep a name shown although it ends as a secret does: the opaque cursors
+    /// Google's APIs hand back to be sent again, which grant nothing by themselves and which a
+    /// log of paging or syncing needs (`pageToken`, `nextPageToken`, `startPageToken`,
+    /// `nextSyncToken`, Cloud Storage's `rewriteToken`, Spanner's `partitionToken`). Read off
+    /// the names ending in `token` across the Discovery documents (`Scripts/secret-fields.py`
+    /// lists them). A name of ``secretNames`` stays secret whatever it ends with.
+    public static let publicEndings: [String] = [
+        "page_token", "sync_token", "continuation_token", "resume_token", "rewrite_token", "restore_token",
+        "consistency_token", "partition_token", "sequence_token", "version_token", "wait_token", "attribution_token",
+    ]
 
     /// Members secret only inside a parent of that name, as `parent.member`: Secret Manager's
     /// `payload.data`, a secret version's whole content, where `data` alone is any data.
@@ -44,16 +61,29 @@ public enum Redaction {
 
     private static let normalizedSecretNames = Set(secretNames.map(normalized))
     private static let normalizedEndings = secretEndings.map(normalized)
+    private static let normalizedPublicEndings = publicEndings.map(normalized)
     private static let normalizedMembers: [String: Set<String>] = secretMembers.reduce(into: [:]) { table, path in
         let parts = path.split(separator: ".")
         table[normalized(parts[0]), default: []].insert(normalized(parts[1]))
     }
 
-    /// Whether the value of `name` is a secret: the one scanner of ``secretNames`` and
-    /// ``secretEndings``.
+    /// Whether the value of `name` is a secret: the one scanner of ``secretNames``, the names
+    /// added with ``addSecretNames(_:)``, ``secretEndings`` and ``publicEndings``.
     public static func isSecret(_ name: some StringProtocol) -> Bool {
         let name = normalized(name)
-        return normalizedSecretNames.contains(name) || normalizedEndings.contains { name.hasSuffix($0) }
+        if normalizedSecretNames.contains(name) || AddedSecretNames.contain(name) { return true }
+        guard normalizedEndings.contains(where: { name.hasSuffix($0) }) else { return false }
+        return !normalizedPublicEndings.contains { name.hasSuffix($0) }
+    }
+
+    /// Adds names whose values are secrets, for the whole process and from then on: an API's
+    /// own credential header or body field that neither ``secretNames`` nor ``secretEndings``
+    /// covers (`X-Tenant-Key`, `licenseCode`). Every place Courier prints through ``isSecret(_:)``
+    /// hides them at once: the HTTP log, log lines, spans, errors, descriptions and
+    /// `courier load`'s outputs. Names are compared as ``isSecret(_:)`` compares; there is no
+    /// removal, so a value hidden once is never shown later.
+    public static func addSecretNames(_ names: some Sequence<String>) {
+        AddedSecretNames.add(names.map { normalized($0) })
     }
 
     /// Whether the JSON member `name` of an object that is the value of `parent` is a secret:

@@ -50,12 +50,28 @@ import Tracing
     /// refers to a secret is kept.
     @Test func anEndingMakesANameSecret() {
         for name in ["clientSecret", "sharedSecret", "ROOT_PASSWORD", "keyStorePassword", "certPrivateKey", "passphrase",
-                     "encrypted-pem-private-key"] {
+                     "encrypted-pem-private-key", "oauth_token", "idToken", "sasToken", "X-Auth-Token", "X-Vault-Token",
+                     "PRIVATE-TOKEN", "huggingFaceAccessToken", "bearer_token"] {
             #expect(Redaction.isSecret(name), "\(name)")
         }
-        for name in ["passwordSecretVersion", "secretName", "secretType", "privateKeyPath", "passwordChangeInterval", "data"] {
+        for name in ["passwordSecretVersion", "secretName", "secretType", "privateKeyPath", "passwordChangeInterval", "data",
+                     "tokenType", "token_type"] {
             #expect(!Redaction.isSecret(name), "\(name)")
         }
+    }
+
+    /// The cursors of ``Redaction/publicEndings`` stay in the log beside a credential that ends
+    /// the same way; a listed name ending as a cursor does stays secret.
+    @Test func aCursorEndingInTokenIsKept() {
+        for name in ["pageToken", "nextPageToken", "prevPageToken", "_page_token", "startPageToken", "newStartPageToken",
+                     "syncToken", "nextSyncToken", "continuationToken", "resumeToken", "rewriteToken", "partitionToken",
+                     "consistencyToken", "nextSequenceToken", "versionToken"] {
+            #expect(!Redaction.isSecret(name), "\(name)")
+        }
+        #expect(Redaction.url("https://h/b/o?pageToken=CgRwYWdl&oauth_token=ya29.s3kr1t-cursor")
+            == "https://h/b/o?pageToken=CgRwYWdl&oauth_token=_snip_")
+        #expect(Redaction.text(#"{"nextPageToken": "CgRwYWdl", "idToken": "eyJs3kr1t"}"#)
+            == #"{"nextPageToken": "CgRwYWdl", "idToken": "_snip_"}"#)
     }
 
     /// Secret Manager's `payload.data` is hidden; `data` anywhere else (a Pub/Sub message's) is not.
@@ -96,6 +112,21 @@ import Tracing
 
     @Test(arguments: namesAndEndings)
     func everyNameIsHiddenOnEveryPath(name: String) async throws {
+        try await Self.expectHiddenOnEveryPath(name)
+    }
+
+    /// A name of the caller's own, added at run time, is hidden on every path the listed names
+    /// are; before it is added, the scanner does not know it.
+    @Test func anAddedNameIsHiddenOnEveryPath() async throws {
+        let name = "tenant_license_code"
+        #expect(Self.spellings(name).allSatisfy { !Redaction.isSecret($0) }, "a name the lists already hide proves nothing")
+        Redaction.addSecretNames([name])
+        #expect(Self.spellings(name).allSatisfy { Redaction.isSecret($0) })
+        #expect(!Redaction.isSecret("tenant_license"), "a name is added whole, not as an ending")
+        try await Self.expectHiddenOnEveryPath(name)
+    }
+
+    static func expectHiddenOnEveryPath(_ name: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-secret-names-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = CapturedLog()
