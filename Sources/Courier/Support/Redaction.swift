@@ -23,8 +23,8 @@ public enum Redaction {
         // customer-supplied encryption keys: Cloud Storage's and S3's headers carry the key itself
         "x-goog-encryption-key", "x-goog-copy-source-encryption-key", "x-amz-server-side-encryption-customer-key",
         "x-amz-copy-source-server-side-encryption-customer-key",
-        // sessions and credentials in headers
-        "upload_id", "authorization", "proxy-authorization", "cookie", "set-cookie",
+        // sessions and credentials in headers; Identity Platform's session cookie (a signed JWT)
+        "upload_id", "authorization", "proxy-authorization", "cookie", "set-cookie", "session_cookie",
         // secrets Google's APIs return or accept in bodies, named as their Discovery documents name
         // them: IAM's new service-account key, API Keys' key string, GKE's client key, Cloud KMS's
         // plaintext, Identity Toolkit's hashes, keys and TOTP secret, reCAPTCHA's secret key,
@@ -36,13 +36,14 @@ public enum Redaction {
 
     /// Endings that make a name secret whatever comes before: `secret` (`clientSecret`,
     /// `sharedSecret`, Cloud Storage's HMAC `secret`), `password` (`rootPassword`,
-    /// `keyStorePassword`), `private_key` (`certPrivateKey`), `passphrase` and `token`
-    /// (`oauth_token`, every Google API's standard parameter; `idToken`, `sasToken`,
-    /// `X-Auth-Token`, `X-Vault-Token`, GitLab's `PRIVATE-TOKEN`). A name that only refers to a
-    /// secret ends otherwise (`passwordSecretVersion`, `secretName`) and is kept, as are the
-    /// cursors of ``publicEndings``. Compared as ``isSecret(_:)`` compares, so `CLIENT_SECRET`
-    /// and `client-secret` end so too.
-    public static let secretEndings: [String] = ["secret", "password", "private_key", "passphrase", "token"]
+    /// `keyStorePassword`), `private_key` (`certPrivateKey`), `passphrase`, `api_key`
+    /// (`mapsApiKey`, `X-Goog-Api-Key`) and `token` (`oauth_token`, every Google API's standard
+    /// parameter; `idToken`, `sasToken`, `X-Auth-Token`, `X-Vault-Token`, GitLab's
+    /// `PRIVATE-TOKEN`). A name that only refers to a secret ends otherwise
+    /// (`passwordSecretVersion`, `secretName`) and is kept, as are the cursors of
+    /// ``publicEndings``. Compared as ``isSecret(_:)`` compares, so `CLIENT_SECRET` and
+    /// `client-secret` end so too.
+    public static let secretEndings: [String] = ["secret", "password", "private_key", "passphrase", "api_key", "token"]
 
     /// Endings that keep a name shown although it ends as a secret does: the opaque cursors
     /// Google's APIs hand back to be sent again, which grant nothing by themselves and which a

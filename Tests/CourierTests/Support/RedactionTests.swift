@@ -51,7 +51,7 @@ import Tracing
     @Test func anEndingMakesANameSecret() {
         for name in ["clientSecret", "sharedSecret", "ROOT_PASSWORD", "keyStorePassword", "certPrivateKey", "passphrase",
                      "encrypted-pem-private-key", "oauth_token", "idToken", "sasToken", "X-Auth-Token", "X-Vault-Token",
-                     "PRIVATE-TOKEN", "huggingFaceAccessToken", "bearer_token"] {
+                     "PRIVATE-TOKEN", "huggingFaceAccessToken", "bearer_token", "mapsApiKey", "X-OpenAI-Api-Key", "sessionCookie"] {
             #expect(Redaction.isSecret(name), "\(name)")
         }
         for name in ["passwordSecretVersion", "secretName", "secretType", "privateKeyPath", "passwordChangeInterval", "data",
