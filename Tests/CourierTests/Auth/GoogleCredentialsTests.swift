@@ -88,6 +88,23 @@ import Testing
         }
     }
 
+    /// A configured host's answer is kept by the value that asked (an authorizer's), not for the
+    /// process: the next value asks again, so a server started later on that address is found
+    /// (the suite's servers reuse ports; kept by URL, one test could get another's answer).
+    @Test func aConfiguredHostIsDetectedAgainByTheNextValue() async throws {
+        try await withTestServer { server in
+            let environment = ["GCE_METADATA_HOST": server.metadataHost]
+            let first = MetadataServer(environment: environment)
+            let found = await first.detect()
+            let again = await first.detect()
+            #expect(found.available && again.available)
+            #expect(server.metadata.probeCount == 1, "a value asks once")
+            let next = await MetadataServer(environment: environment).detect()
+            #expect(next.available)
+            #expect(server.metadata.probeCount == 2)
+        }
+    }
+
     // MARK: Application Default Credentials
 
     @Test func withoutAFileADCUsesTheMetadataServer() async throws {

@@ -24,6 +24,8 @@ public struct MetadataServer: Sendable, Hashable {
     /// as Google's libraries keep it per credentials object. Keyed by URL for the whole process,
     /// a server on a port another had used answered with the other's universe.
     private let learnedUniverse = LockedValue<String?>(nil)
+    /// Whether a configured host answered, shared by this value's copies (see ``detect(through:)``).
+    private let learnedDetection = LockedValue<Detection?>(nil)
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let host = [environment["GCE_METADATA_HOST"], environment["GCE_METADATA_ROOT"]].compactMap { $0 }
@@ -135,11 +137,14 @@ extension MetadataServer {
         public let detail: String
     }
 
-    /// Answers already found, per root: Google's libraries also ask once per process.
-    private static let detected = LockedValue<[URL: Detection]>([:])
+    /// Answers at the default address (or `GCE_METADATA_IP`'s), per root, once found: Google's
+    /// libraries also ask once per process.
+    private static let detectedByAddress = LockedValue<[URL: Detection]>([:])
 
-    /// Whether this machine has a metadata server, decided quickly and then remembered for the
-    /// process.
+    /// Whether this machine has a metadata server, decided quickly and then remembered: for the
+    /// process at the default address (the machine's one link-local server; a laptop pays its
+    /// failed probes once), and by this value and its copies at a configured host (the caller's
+    /// choice, which may be a server started later on the same address: the suite's fakes are).
     ///
     /// Google's Python library pings up to 3 × 3 s before it gives up, and Go's waits for a DNS
     /// lookup. Courier asks less of a machine that is not on Google Cloud and more of one that is:
@@ -153,7 +158,9 @@ extension MetadataServer {
         if let unusableHost {
             return Detection(available: false, detail: "the metadata server's address \(unusableHost.debugDescription) is not a host")
         }
-        if let known = Self.detected.withLock({ $0[root] }) { return known }
+        if let known = configured ? learnedDetection.withLock({ $0 }) : Self.detectedByAddress.withLock({ $0[root] }) {
+            return known
+        }
         let patient = configured || Self.dmiSaysGoogle()
         let timeouts: [Timeouts] = patient
             ? [1, 2, 3, 4].map { Timeouts(connect: .seconds($0), total: .seconds($0)) }
@@ -173,7 +180,11 @@ extension MetadataServer {
             detection = Detection(available: false,
                                   detail: "the metadata server at \(root.absoluteString) did not answer (\(timeouts.count) tries)")
         }
-        Self.detected.withLock { $0[root] = detection }
+        if configured {
+            learnedDetection.withLock { $0 = detection }
+        } else {
+            Self.detectedByAddress.withLock { $0[root] = detection }
+        }
         return detection
     }
 
