@@ -35,12 +35,15 @@ reference = re.compile(r"(secret ?manager|secret version|resource name|reference
                        r"version name|projects/|sha256|hash of|expir|policy|interval|status|time)", re.I)
 total = shown = 0
 missed = set()
+tokens = set()  # every field and parameter name ending in "token"
 
 def walk(properties):
     global total, shown
     for name, field in (properties or {}).items():
         if not isinstance(field, dict):
             continue
+        if normalized(name).endswith("token"):
+            tokens.add(name)
         text = field.get("description", "")
         if field.get("type") == "string" and not field.get("enum") and secret.search(text) and not reference.search(text):
             total += 1
@@ -51,31 +54,22 @@ def walk(properties):
         if isinstance(field.get("items"), dict):
             walk(field["items"].get("properties"))
 
-tokens = set()  # every field and parameter name ending in "token"
-
-def collect(properties):
-    for name, field in (properties or {}).items():
-        if isinstance(field, dict):
-            if normalized(name).endswith("token"):
-                tokens.add(name)
-            collect(field.get("properties"))
-            if isinstance(field.get("items"), dict):
-                collect(field["items"].get("properties"))
-
-def parameters(resource):
+def parameters(names, resource):
+    """Every parameter name of the document's methods (and its own standard ones)."""
+    names |= set(resource.get("parameters") or {})
     for method in (resource.get("methods") or {}).values():
-        collect(method.get("parameters"))
+        names |= set(method.get("parameters") or {})
     for child in (resource.get("resources") or {}).values():
-        parameters(child)
+        parameters(names, child)
 
 files = sorted(glob.glob(documents + "/*.json"))
 for path in files:
     document = json.load(open(path))
     for schema in document.get("schemas", {}).values():
         walk(schema.get("properties"))
-        collect(schema.get("properties"))
-    collect(document.get("parameters"))
-    parameters(document)
+    named = set()
+    parameters(named, document)
+    tokens |= {name for name in named if normalized(name).endswith("token")}
 print(f"{len(files)} documents, {total} fields described as secret, {total - shown} hidden, {shown} shown")
 print("shown:", " ".join(sorted(missed)))
 # The names ending in "token": a reviewer reads the shown ones (the cursors of publicEndings)

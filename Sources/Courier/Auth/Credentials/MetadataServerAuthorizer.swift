@@ -1,4 +1,3 @@
-import CourierSync
 import Foundation
 
 /// The service account of the machine the process runs on, from the metadata server: what
@@ -22,9 +21,6 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
     public let configuredUniverseDomain: String?
     /// What Application Default Credentials searched, when this authorizer is their last resort.
     private let searched: String?
-    /// The server's answer once had: every authorized request asks, so it is kept here rather
-    /// than looked up by URL each time.
-    private let learnedUniverse = LockedValue<String?>(nil)
     let cache: TokenCache
 
     /// - Parameters:
@@ -71,15 +67,14 @@ public final class MetadataServerAuthorizer: TokenAuthorizer, CustomStringConver
 
     /// The universe given at creation, else the metadata server's.
     public func universeDomain(context: AuthorizationContext?) async throws -> String {
-        if let universe = configuredUniverseDomain ?? learnedUniverse.withLock({ $0 }) { return universe }
+        if let universe = configuredUniverseDomain { return universe }
         if let searched {
             // As for a token: no metadata server is "no credentials found", not a failed request.
+            // Both answers are kept by `server` (this authorizer's value), so each is asked once.
             let detection = await server.detect(through: context?.service)
             guard detection.available else { throw AuthError.nothingFound(searched: searched, metadata: detection.detail) }
         }
-        let universe = try await server.universeDomain(through: context?.service)
-        learnedUniverse.withLock { $0 = universe }
-        return universe
+        return try await server.universeDomain(through: context?.service)
     }
 
     /// The project the instance runs in.
