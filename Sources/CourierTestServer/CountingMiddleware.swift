@@ -8,9 +8,12 @@ import Synchronization
 struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
     let counters: TestServerCounters
     static var proxyConnection: HTTPField.Name { HTTPField.Name("Proxy-Connection")! }
+    static var idempotencyToken: HTTPField.Name { HTTPField.Name("x-goog-gcs-idempotency-token")! }
+    static var apiClient: HTTPField.Name { HTTPField.Name("x-goog-api-client")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        counters.requestStarted(proxied: request.headers[Self.proxyConnection] != nil)
+        counters.requestStarted(proxied: request.headers[Self.proxyConnection] != nil,
+                                invocation: .init(token: request.headers[Self.idempotencyToken], client: request.headers[Self.apiClient]))
         do {
             var response = try await next(request, context)
             // A streamed body is written after the handler returns: count the request until then.

@@ -11,7 +11,8 @@ public final class TestServerCounters: Sendable {
         var maxInFlight = 0
         var connectionsOpened = 0
         var connectionsOpen = 0
-        var lastHeaders: [String: [(String, String)]] = [:]
+        var invocations: [Invocation] = []
+        var invocationCount = 0
     }
 
     private let state = LockedValue(State())
@@ -32,11 +33,30 @@ public final class TestServerCounters: Sendable {
     /// Connections open right now, on both listeners.
     public var connectionsOpen: Int { state.withLock { $0.connectionsOpen } }
 
+    /// A request's Cloud Storage invocation headers (`x-goog-gcs-idempotency-token`,
+    /// `x-goog-api-client`), nil where it had none.
+    public struct Invocation: Sendable, Equatable {
+        public var token: String?
+        public var client: String?
+    }
+
+    /// The invocation headers of the requests that carried any, in order: the last
+    /// ``keptInvocations`` of them (a load run through the server must not grow it without end).
+    public var invocations: [Invocation] { state.withLock { $0.invocations } }
+    /// Requests with invocation headers received so far, kept or not.
+    public var invocationCount: Int { state.withLock { $0.invocationCount } }
+    public static let keptInvocations = 10_000
+
     public func resetMaxInFlight() { state.withLock { $0.maxInFlight = $0.inFlight } }
 
-    func requestStarted(proxied: Bool) {
+    func requestStarted(proxied: Bool, invocation: Invocation) {
         state.withLock {
             $0.requests += 1
+            if invocation.token != nil || invocation.client != nil {
+                $0.invocationCount += 1
+                if $0.invocations.count == Self.keptInvocations { $0.invocations.removeFirst($0.invocations.count / 2) }
+                $0.invocations.append(invocation)
+            }
             if proxied { $0.proxiedRequests += 1 }
             $0.inFlight += 1
             $0.maxInFlight = max($0.maxInFlight, $0.inFlight)

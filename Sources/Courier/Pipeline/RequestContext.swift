@@ -31,6 +31,8 @@ struct RequestContext: Sendable {
         @exclusivity(unchecked) var throwsRefusedStatus = true
         /// A raw request (`send`, `stream`, `send(_:writingBodyTo:)`, token requests).
         @exclusivity(unchecked) var isRaw = false
+        /// Sends Cloud Storage's invocation headers on each attempt (``InvocationHeaders``).
+        @exclusivity(unchecked) var stampsInvocation = false
         @exclusivity(unchecked) var name: String
         @exclusivity(unchecked) var retry: RetryPolicy
         @exclusivity(unchecked) var testHandler: TestHandler?
@@ -61,6 +63,7 @@ struct RequestContext: Sendable {
             copy.api = api
             copy.rateLimitKey = rateLimitKey
             copy.isRaw = isRaw
+            copy.stampsInvocation = stampsInvocation
             return copy
         }
     }
@@ -128,6 +131,11 @@ struct RequestContext: Sendable {
     var isRaw: Bool {
         get { storage.isRaw }
         set { mutate { $0.isRaw = newValue } }
+    }
+    /// Each attempt carries Cloud Storage's invocation headers (``InvocationHeaders``).
+    var stampsInvocation: Bool {
+        get { storage.stampsInvocation }
+        set { mutate { $0.stampsInvocation = newValue } }
     }
     /// Where the pipeline leaves the last status it saw and the retries it made; a changed copy
     /// shares it (same operation).

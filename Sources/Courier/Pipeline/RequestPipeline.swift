@@ -35,10 +35,10 @@ struct RequestPipeline: Sendable {
         while true {
             try Task.checkCancellation()
             try checkAccepting()
-            // Checked here, not only in `authorized`: calling an async function costs its frame's
+            // Checked here, not only in `finished`: calling an async function costs its frame's
             // allocation even when it returns at once, and most requests of a service without
             // an authorizer would pay it for nothing.
-            let request = needsAuthorization ? try await authorized(try prepare()) : try prepare()
+            let request = needsFinishing ? try await finished(try prepare(), state: &state) : try prepare()
             let attemptStarted = MonotonicClock.nanoseconds()
             if state.started == 0 { state.started = attemptStarted }
             let output: T.Output
@@ -94,10 +94,13 @@ struct RequestPipeline: Sendable {
         private final class Budget: @unchecked Sendable {
             var policy: RetryPolicy?
             var retry: RetryStateMachine?
+            /// The request's invocation headers, for a request that sends them (Cloud Storage's).
+            var invocation: InvocationHeaders?
 
-            init(policy: RetryPolicy?, retry: RetryStateMachine?) {
+            init(policy: RetryPolicy?, retry: RetryStateMachine?, invocation: InvocationHeaders? = nil) {
                 self.policy = policy
                 self.retry = retry
+                self.invocation = invocation
             }
         }
 
@@ -122,9 +125,26 @@ struct RequestPipeline: Sendable {
                 if isKnownUniquelyReferenced(&budget) {
                     budget!.retry = newValue
                 } else {
-                    budget = Budget(policy: budget?.policy, retry: newValue)
+                    budget = Budget(policy: budget?.policy, retry: newValue, invocation: budget?.invocation)
                 }
             }
+        }
+
+        /// `request` with the invocation headers of its next attempt: the same ID on every
+        /// attempt of this request, the attempt counted from 1 (a credential refresh's re-send
+        /// included, as it is one more attempt on the wire). Out of line: `run`'s frame lives
+        /// while the request is in flight.
+        @inline(never)
+        mutating func stamp(_ request: HTTPRequest) -> HTTPRequest {
+            if budget == nil {
+                budget = Budget(policy: nil, retry: nil)
+            } else if !isKnownUniquelyReferenced(&budget) {
+                budget = Budget(policy: budget?.policy, retry: budget?.retry, invocation: budget?.invocation)
+            }
+            var invocation = budget!.invocation ?? InvocationHeaders(for: request)
+            let stamped = invocation.stamp(request)
+            budget!.invocation = invocation
+            return stamped
         }
 
         /// Retries decided so far.
@@ -204,6 +224,22 @@ struct RequestPipeline: Sendable {
 
     /// Whether ``authorized(_:)`` has anything to do for this operation.
     var needsAuthorization: Bool { authorizer != nil }
+
+    /// Whether ``finished(_:state:)`` has anything to do for this operation's attempts.
+    private var needsFinishing: Bool { context.stampsInvocation || needsAuthorization }
+
+    /// The attempt's request as it goes out: with Cloud Storage's invocation headers when its
+    /// operation sends them (before credentials, so a signature covers them), then authorized.
+    /// Out of line and only when there is something to do, for the reasons `run` and
+    /// ``authorized(_:)`` give; a request variable changed in `run` took 16 more bytes of its
+    /// frame.
+    @inline(never)
+    private nonisolated(nonsending) func finished(_ request: HTTPRequest, state: inout AttemptState) async throws
+        -> HTTPRequest
+    {
+        let stamped = context.stampsInvocation ? state.stamp(request) : request
+        return needsAuthorization ? try await authorized(stamped) : stamped
+    }
 
     /// `request` with the authorizer's credentials, when this operation is authorized. Out of
     /// line: inlined into `run`, whose frame lives while the request is in flight, it added

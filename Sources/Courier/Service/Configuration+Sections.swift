@@ -107,6 +107,13 @@ extension ServiceActor.Configuration {
         /// An ETag cache and coalescing of identical in-flight GETs, for queries. nil (the
         /// default): off. See ``QueryCaching`` and Docs/Caching.md.
         public var caching: QueryCaching?
+        /// The APIs, by Discovery name, whose queries send Cloud Storage's invocation headers on
+        /// each request, as Google's Storage libraries do: `x-goog-gcs-idempotency-token` (one
+        /// random ID for all the attempts of a request) and `x-goog-api-client:
+        /// gccl-invocation-id/<ID> gccl-attempt-count/<n> gl-swift/<version>`. `["storage"]` by
+        /// default; `[]` sends them nowhere. They change nothing about what is retried
+        /// (Docs/Reliability.md, "Invocation headers").
+        public var invocationHeaderAPIs: Set<String> = [InvocationHeaders.api]
 
         public init() {}
     }

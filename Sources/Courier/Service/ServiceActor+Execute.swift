@@ -29,7 +29,8 @@ extension ServiceActor {
 
     /// The exact request the pipeline would send for `query`, authorized with the service's
     /// credentials: GTLR's `requestForQuery:`, for callers who send it with another client
-    /// (``HTTPRequest/makeURLRequest()`` turns it into a Foundation `URLRequest`).
+    /// (``HTTPRequest/makeURLRequest()`` turns it into a Foundation `URLRequest`). What belongs
+    /// to one attempt is not in it: Cloud Storage's invocation headers, a trace's context.
     public nonisolated func request<Response>(for query: Query<Response>) async throws -> HTTPRequest {
         let execution = QueryExecution(service: self, query: query)
         return try await pipeline(execution.context).authorized(execution.prepare(query))
@@ -54,6 +55,7 @@ struct QueryExecution<Response: QueryResponse>: Sendable {
                                  testHandler: query.execution.testHandler ?? configuration.testing.handler, authorize: true)
         context.api = query.api.name
         context.rateLimitKey = query.execution.rateLimitKey
+        if configuration.queries.invocationHeaderAPIs.contains(query.api.name) { context.stampsInvocation = true }
     }
 
     var paging: PagingPolicy { query.execution.paging ?? configuration.queries.paging }

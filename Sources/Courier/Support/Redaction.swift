@@ -50,10 +50,13 @@ public enum Redaction {
     /// log of paging or syncing needs (`pageToken`, `nextPageToken`, `startPageToken`,
     /// `nextSyncToken`, Cloud Storage's `rewriteToken`, Spanner's `partitionToken`). Read off
     /// the names ending in `token` across the Discovery documents (`Scripts/secret-fields.py`
-    /// lists them). A name of ``secretNames`` stays secret whatever it ends with.
+    /// lists them). Also Cloud Storage's `x-goog-gcs-idempotency-token`: a random ID that
+    /// `x-goog-api-client` repeats and a log needs to match attempts with the server's. A name
+    /// of ``secretNames`` stays secret whatever it ends with.
     public static let publicEndings: [String] = [
         "page_token", "sync_token", "continuation_token", "resume_token", "rewrite_token", "restore_token",
         "consistency_token", "partition_token", "sequence_token", "version_token", "wait_token", "attribution_token",
+        "idempotency_token",
     ]
 
     /// Members secret only inside a parent of that name, as `parent.member`: Secret Manager's

@@ -16,6 +16,12 @@ struct ResumableUpload<Response: QueryResponse> {
     /// The task reading a stream into its buffer.
     private var producer: Task<Checksums?, any Error>?
     private var retry = RequestPipeline.AttemptState()
+    /// Cloud Storage's invocation headers of the step in progress (the initiation, or the chunk
+    /// the server has not yet acknowledged): kept across the upload's own recovery of it (the
+    /// status query, the chunk sent again), renewed when the step is done, as google-cloud-go
+    /// gives each chunk its own invocation. The pipeline's per-request ones are off for these
+    /// requests (`perform`).
+    private var invocation: InvocationHeaders?
     private var finalResponse: HTTPResponse?
     private var pending: (delay: Duration, reason: String, status: Int?) = (.zero, "", nil)
 
@@ -182,10 +188,11 @@ struct ResumableUpload<Response: QueryResponse> {
         let response: HTTPResponse
         do {
             // The upload protocol recovers from failures itself (see `failed(with:sessionGone:)`).
-            response = try await execution.perform(request) { $0.retry = .disabled }
+            response = try await perform(request) { $0.retry = .disabled }
         } catch {
             return try failed(with: error, sessionGone: false, idempotent: request.isIdempotent)
         }
+        invocation = nil
         guard let location = response.headers["Location"],
               let sessionURI = URL(string: location, relativeTo: RequestBuilder.rootURL(for: query, configuration: execution.configuration))?.absoluteURL
         else {
@@ -256,13 +263,29 @@ struct ResumableUpload<Response: QueryResponse> {
         _ = posix_fadvise(descriptor, off_t(file.base + range.upperBound), off_t(length), POSIX_FADV_WILLNEED)
     }
 
+    /// `request` through the pipeline, with the invocation headers of the step it belongs to.
+    private mutating func perform(_ request: HTTPRequest, configure: (inout RequestContext) -> Void) async throws
+        -> HTTPResponse
+    {
+        var request = request
+        if execution.context.stampsInvocation {
+            var current = invocation ?? InvocationHeaders(for: request)
+            request = current.stamp(request)
+            invocation = current
+        }
+        return try await execution.perform(request) { context in
+            configure(&context)
+            context.stampsInvocation = false
+        }
+    }
+
     /// One chunk or status query, and what its answer means.
     private mutating func exchange(_ request: HTTPRequest, sent: (range: Range<Int64>, started: ContinuousClock.Instant)?)
         async throws -> UploadStateMachine.Action
     {
         let response: HTTPResponse
         do {
-            response = try await execution.perform(request) { context in
+            response = try await perform(request) { context in
                 context.retry = .disabled
                 context.accepts = { $0 < 300 || $0 == 308 || $0 == 404 || $0 == 410 }
             }
@@ -296,6 +319,7 @@ struct ResumableUpload<Response: QueryResponse> {
             // a server that answers status queries but never takes a chunk would loop forever.
             if machine.offset > acknowledgedBefore {
                 retry = RequestPipeline.AttemptState()
+                invocation = nil
             }
             control.publish(UploadProgress(bytesSent: machine.offset, totalBytes: machine.total))
             saveSession()
@@ -306,6 +330,7 @@ struct ResumableUpload<Response: QueryResponse> {
             ]))
             let next = machine.failed(sessionGone: true)
             if case .fail = next { removeSession() }
+            invocation = nil // a new session starts with a new initiation
             return next
         default:
             guard isReadable(response) else {

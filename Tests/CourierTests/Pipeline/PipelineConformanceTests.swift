@@ -37,6 +37,15 @@ import Tracing
             }
         }
 
+        /// Whether its requests are a query's, which carry the invocation headers of an API that
+        /// sends them; raw requests and a wire batch's envelope carry none.
+        var isQuery: Bool {
+            switch self {
+            case .send, .sendAll, .sendAllOneAtATime, .stream, .download, .openAPI, .wireBatch: false
+            default: true
+            }
+        }
+
         /// Whether the request carrying a write (`write: true`) is idempotent: a GET-only
         /// operation is; a resumable upload's initiation is by declaration (it opens a session).
         var writeIsIdempotent: Bool {
@@ -239,6 +248,33 @@ import Tracing
             }
             #expect(server.counters.requests - before >= 3)
             #expect(server.counters.maxInFlight <= 1, "\(operation): \(server.counters.maxInFlight) requests at once")
+        }
+    }
+
+    /// Cloud Storage's invocation headers, turned on here for the test APIs: every request a
+    /// query's operation makes carries a token and `x-goog-api-client` with the same ID and its
+    /// attempt's number, as the server received them; raw requests carry none.
+    @Test(arguments: Operation.allCases)
+    func everyQueryRequestCarriesItsInvocation(_ operation: Operation) async throws {
+        try await Self.withCell({ configuration, _ in
+            configuration.queries.invocationHeaderAPIs = [TestAPIs.notes.name, "files"]
+        }) { server, service, fileID in
+            let (requests, carried) = (server.counters.requests, server.counters.invocationCount)
+            try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "invocation-\(operation)")
+            let sent = server.counters.requests - requests
+            let stamped = server.counters.invocationCount - carried
+            #expect(sent > 0)
+            guard operation.isQuery else {
+                #expect(stamped == 0, "\(operation): a raw request carried invocation headers")
+                return
+            }
+            #expect(stamped == sent, "\(operation): \(stamped) of \(sent) requests carried them")
+            for invocation in server.counters.invocations.suffix(stamped) {
+                let token = try #require(invocation.token, "\(operation): no token")
+                #expect(UUID(uuidString: token) != nil)
+                #expect(invocation.client?.hasPrefix("gccl-invocation-id/\(token) gccl-attempt-count/") == true,
+                        "\(operation): \(invocation.client ?? "no x-goog-api-client")")
+            }
         }
     }
 

@@ -65,7 +65,7 @@ import Tracing
     @Test func aCursorEndingInTokenIsKept() {
         for name in ["pageToken", "nextPageToken", "prevPageToken", "_page_token", "startPageToken", "newStartPageToken",
                      "syncToken", "nextSyncToken", "continuationToken", "resumeToken", "rewriteToken", "partitionToken",
-                     "consistencyToken", "nextSequenceToken", "versionToken"] {
+                     "consistencyToken", "nextSequenceToken", "versionToken", "x-goog-gcs-idempotency-token"] {
             #expect(!Redaction.isSecret(name), "\(name)")
         }
         #expect(Redaction.url("https://h/b/o?pageToken=CgRwYWdl&oauth_token=ya29.s3kr1t-cursor")
