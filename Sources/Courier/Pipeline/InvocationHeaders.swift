@@ -39,6 +39,14 @@ struct InvocationHeaders: Sendable {
         }
     }
 
+    /// `request` as the next attempt of `invocation` sends it, starting one when there is none.
+    static func stamp(_ request: HTTPRequest, continuing invocation: inout InvocationHeaders?) -> HTTPRequest {
+        var current = invocation ?? InvocationHeaders(for: request)
+        let stamped = current.stamp(request)
+        invocation = current
+        return stamped
+    }
+
     /// `request` as the next attempt sends it: both headers, and after the invocation tokens any
     /// `x-goog-api-client` value the caller set.
     mutating func stamp(_ request: HTTPRequest) -> HTTPRequest {

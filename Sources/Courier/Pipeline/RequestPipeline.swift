@@ -141,10 +141,7 @@ struct RequestPipeline: Sendable {
             } else if !isKnownUniquelyReferenced(&budget) {
                 budget = Budget(policy: budget?.policy, retry: budget?.retry, invocation: budget?.invocation)
             }
-            var invocation = budget!.invocation ?? InvocationHeaders(for: request)
-            let stamped = invocation.stamp(request)
-            budget!.invocation = invocation
-            return stamped
+            return InvocationHeaders.stamp(request, continuing: &budget!.invocation)
         }
 
         /// Retries decided so far.

@@ -267,12 +267,7 @@ struct ResumableUpload<Response: QueryResponse> {
     private mutating func perform(_ request: HTTPRequest, configure: (inout RequestContext) -> Void) async throws
         -> HTTPResponse
     {
-        var request = request
-        if execution.context.stampsInvocation {
-            var current = invocation ?? InvocationHeaders(for: request)
-            request = current.stamp(request)
-            invocation = current
-        }
+        let request = execution.context.stampsInvocation ? InvocationHeaders.stamp(request, continuing: &invocation) : request
         return try await execution.perform(request) { context in
             configure(&context)
             context.stampsInvocation = false
