@@ -28,10 +28,12 @@ public enum Redaction {
         // secrets Google's APIs return or accept in bodies, named as their Discovery documents name
         // them: IAM's new service-account key, API Keys' key string, GKE's client key, Cloud KMS's
         // plaintext, Identity Toolkit's hashes, keys and TOTP secret, reCAPTCHA's secret key,
-        // Gmail's and Managed AD's PKCS #12 bundles, key files, a conference's passcode
+        // Gmail's and Managed AD's PKCS #12 bundles, key files, a conference's passcode, access
+        // code and PIN (Calendar, Meet; also a wallet card's and a second factor's PIN), the
+        // assertion Agent Identity exchanges
         "secret_value", "private_key_data", "key_string", "client_key", "plaintext", "password_hash", "signer_key",
         "shared_secret_key", "legacy_secret_key", "certificate_pfx", "pkcs12", "private_key_file", "ssl_key_file",
-        "debug_token", "mfa_pending_credential", "passcode",
+        "debug_token", "mfa_pending_credential", "passcode", "access_code", "pin", "source_credential",
     ]
 
     /// Endings that make a name secret whatever comes before: `secret` (`clientSecret`,
