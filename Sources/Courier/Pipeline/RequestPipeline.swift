@@ -391,17 +391,17 @@ struct RequestPipeline: Sendable {
         if resends > 0 { announceTransportResends(resends) }
         context.attempts.record(status: head?.status ?? 0)
         guard service.trafficLog != nil || service.metrics.isEnabled else { return }
-        recordObserved(request, head: head, body: body, error: error, since: start)
+        recordObserved(request, head: head, body: body, error: error, resends: resends, since: start)
     }
 
     @inline(never)
     private func recordObserved(_ request: HTTPRequest, head: HTTPResponseHead?, body: Data?, error: (any Error)?,
-                                since start: UInt64) {
+                                resends: Int, since start: UInt64) {
         let duration = Self.elapsed(since: start)
         // A credential request's successful answer is the credential: its body is never logged.
         let loggedBody = context.operation == .token && (head?.status ?? 0) < 300 ? body.map(HTTPTrafficLog.withheld) : body
         service.trafficLog?.record(name: context.name, requestID: context.requestID, request: request, head: head,
-                                   body: loggedBody, error: error, duration: duration)
+                                   body: loggedBody, error: error, resends: resends, duration: duration)
         service.metrics.attempt(operation: context.operation, request: request, head: head, body: body, error: error,
                                 duration: duration)
     }

@@ -34,9 +34,11 @@ final class HTTPTrafficLog: Sendable {
     }
 
     /// Records one exchange; `head` nil with `error` for a failure below HTTP, `body` nil for a
-    /// body that is streamed or went to a file.
+    /// body that is streamed or went to a file. `resends` counts libcurl's own re-sends of the
+    /// request on a fresh connection within this exchange: the server may have seen it that many
+    /// times more, and the log says so (Docs/Pipeline.md, "libcurl's own re-send").
     func record(name: String, requestID: String, request: HTTPRequest, head: HTTPResponseHead?, body: Data?,
-                error: (any Error)?, duration: Duration) {
+                error: (any Error)?, resends: Int, duration: Duration) {
         let number = counter.withLock { value -> Int in
             value += 1
             return value
@@ -44,9 +46,10 @@ final class HTTPTrafficLog: Sendable {
         let fileName = String(format: "%04d-%@-%@.txt", number, request.method.rawValue,
                               name.replacingOccurrences(of: "/", with: "_"))
         let text = render(name: name, requestID: requestID, request: request, head: head, body: body, error: error,
-                          duration: duration)
+                          resends: resends, duration: duration)
         let directory = options.directory
-        let indexLine = "<li><a href=\"\(fileName)\">\(fileName)</a> \(head.map { "\($0.status)" } ?? "failed")</li>\n"
+        let sent = resends > 0 ? " (sent \(resends + 1) times)" : ""
+        let indexLine = "<li><a href=\"\(fileName)\">\(fileName)</a> \(head.map { "\($0.status)" } ?? "failed")\(sent)</li>\n"
         queue.async {
             try? Data(text.utf8).write(to: directory.appendingPathComponent(fileName))
             let index = directory.appendingPathComponent("index.html")
@@ -67,13 +70,16 @@ final class HTTPTrafficLog: Sendable {
     }
 
     private func render(name: String, requestID: String, request: HTTPRequest, head: HTTPResponseHead?, body: Data?,
-                        error: (any Error)?, duration: Duration) -> String {
+                        error: (any Error)?, resends: Int, duration: Duration) -> String {
         var lines = ["# \(name)  [\(requestID)]  \(duration)", "", "\(request.method) \(Redaction.url(request.url.absoluteString))"]
         lines += request.headers.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
         if case .data(let body) = request.body.storage {
             lines += ["", render(body: body, contentType: request.headers["Content-Type"])]
         } else if !request.body.isEmpty {
             lines += ["", "<streamed body>"]
+        }
+        if resends > 0 {
+            lines += ["", "<sent \(resends + 1) times: a kept-alive connection closed before any response, and libcurl sent it again on a fresh one>"]
         }
         lines += ["", "----", ""]
         if let head {

@@ -30,10 +30,12 @@ import Testing
     }
 
     /// The same race for a GET: repeating it is harmless, so curl's re-send stands and succeeds,
-    /// and is told as the retry it is (event, metric, the operation's retry count): the server
-    /// saw the request twice, and a caller counting retries must not find one missing.
+    /// and is told as the retry it is (event, metric, the operation's retry count, the HTTP log):
+    /// the server saw the request twice, and a caller counting retries must not find one missing.
     @Test func curlsSilentResendOfAGETStandsAndIsAnnounced() async throws {
-        try await withServerAndService { server, service in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resend-log-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withServerAndService(configure: { $0.telemetry.httpLog = HTTPLogOptions(directory: directory) }) { server, service in
             let events = service.events
             let fault = "keepalive-then-drop;run=\(UUID())"
             let get = HTTPRequest(url: server.faultURL("/orders/1"), headers: ["X-Courier-Fault": fault])
@@ -53,6 +55,14 @@ import Testing
             #expect(retries.first?.2 == .zero)
             #expect(retries.first?.3.contains("libcurl sent the request again on a fresh connection") == true)
         }
+        // The HTTP log tells it too: the second exchange was sent twice, the first once.
+        let exchanges = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".txt") }.sorted()
+        #expect(exchanges.count == 2)
+        let texts = try exchanges.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
+        #expect(texts.first?.contains("<sent") == false)
+        #expect(texts.last?.contains("<sent 2 times: a kept-alive connection closed before any response") == true)
+        let index = try String(contentsOf: directory.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(index.contains("200 (sent 2 times)"))
     }
 
     /// Every GET after the first meets a kept-alive connection the server closes on it, as
