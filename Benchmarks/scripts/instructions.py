@@ -32,7 +32,7 @@ loops execute; INSTRUCTIONS_REP_STRINGS=1 leaves glibc's choice, as runs before 
 Usage: instructions.py (or `make instructions`); also run by `make bench`.
 INSTRUCTIONS_REQUESTS="2000,4000,6000" sets the sizes; INSTRUCTIONS_ONLY="executor" keeps the clients
 whose label contains one of the comma-separated words (and C); INSTRUCTIONS_PROFILE=1 also writes callgrind_annotate
-tables per client to bench-results/.
+tables per client to bench-results/ (inclusive, and each function's own as *-self.txt).
 """
 import os
 import re
@@ -128,12 +128,15 @@ def measure(url, depths=(64,), profile=False):
 
 
 def annotate(out_file, label, in_flight):
-    """Where the instructions go: callgrind_annotate's inclusive table, kept in bench-results/."""
+    """Where the instructions go: callgrind_annotate's inclusive table (callgrind-*.txt) and its
+    table of each function's own instructions (callgrind-*-self.txt), kept in bench-results/."""
     os.makedirs(os.path.join(harness.ROOT, "bench-results"), exist_ok=True)
     slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-    table = subprocess.run(["callgrind_annotate", "--inclusive=yes", out_file], capture_output=True, text=True).stdout
-    with open(os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}.txt"), "w") as f:
-        f.write(table)
+    for inclusive, suffix in (("yes", ""), ("no", "-self")):
+        table = subprocess.run(["callgrind_annotate", f"--inclusive={inclusive}", out_file], capture_output=True,
+                               text=True).stdout
+        with open(os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}{suffix}.txt"), "w") as f:
+            f.write(table)
 
 
 def table(results):
