@@ -341,10 +341,17 @@ import Tracing
     /// curl's re-send on a fresh connection, or, when the close broke a body still being sent
     /// (an upload's), the pipeline's own retry after the broken pipe. Before, curl's re-sends
     /// went untold (the reads' cells had no event for any of their drops).
+    /// The HTTP log accounts for the same requests: each entry is one attempt, and one that curl
+    /// sent again says how many times it went out, so the entries add up to what the server received.
     @Test(arguments: Operation.allCases)
     func curlsOwnResendIsAnnouncedAsARetry(_ operation: Operation) async throws {
         let injector = FaultInjector("drop-kept-alive")
-        try await Self.withCell({ configuration, _ in configuration.auth.authorizer = injector }) { server, service, fileID in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resend-log-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await Self.withCell({ configuration, _ in
+            configuration.auth.authorizer = injector
+            configuration.telemetry.httpLog = HTTPLogOptions(directory: directory)
+        }) { server, service, fileID in
             let events = service.events
             for run in 0..<2 {
                 try await Self.perform(operation, service: service, server: server, fileID: fileID,
@@ -358,6 +365,14 @@ import Tracing
             let dropped = server.faults.requests("dropped:" + injector.header)
             #expect(dropped >= 1, "\(operation): no request met a kept-alive connection closed on it")
             #expect(announced == dropped, "\(operation): \(dropped) requests dropped and re-sent by curl, \(announced) told")
+            let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".txt") }
+            let logged = try entries.reduce(0) { total, entry in
+                let text = try String(contentsOf: directory.appendingPathComponent(entry), encoding: .utf8)
+                let sent = text.firstRange(of: /<sent (\d+) times/).flatMap { Int(text[$0].dropFirst(6).prefix { $0.isNumber }) }
+                return total + (sent ?? 1)
+            }
+            #expect(logged == server.faults.requests(injector.header),
+                    "\(operation): the HTTP log tells of \(logged) requests, the server received \(server.faults.requests(injector.header))")
         }
     }
 
