@@ -79,7 +79,8 @@ final class HTTPTrafficLog: Sendable {
             lines += ["", "<streamed body>"]
         }
         if resends > 0 {
-            lines += ["", "<sent \(resends + 1) times: a kept-alive connection closed before any response, and libcurl sent it again on a fresh one>"]
+            lines += ["", "<sent \(resends + 1) times: a kept-alive connection closed before any response, "
+                        + "and libcurl sent it again on a fresh one>"]
         }
         lines += ["", "----", ""]
         if let head {
