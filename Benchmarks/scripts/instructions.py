@@ -32,8 +32,11 @@ loops execute; INSTRUCTIONS_REP_STRINGS=1 leaves glibc's choice, as runs before 
 Usage: instructions.py (or `make instructions`); also run by `make bench`.
 INSTRUCTIONS_REQUESTS="2000,4000,6000" sets the sizes; INSTRUCTIONS_ONLY="executor" keeps the clients
 whose label contains one of the comma-separated words (and C); INSTRUCTIONS_PROFILE=1 also writes callgrind_annotate
-tables per client to bench-results/ (inclusive, and each function's own as *-self.txt).
+tables per client to bench-results/ (inclusive, and each function's own as *-self.txt), and each
+function's own instructions per request (*-per-request.txt, the smallest run taken from the largest)
+and the blocks allocated per request by allocation site (*-allocations.txt, from valgrind's DHAT).
 """
+import json
 import os
 import re
 import shutil
@@ -117,8 +120,9 @@ def measure(url, depths=(64,), profile=False):
                 for size in SIZES:
                     out_file = os.path.join(work, f"{size}.out")
                     counts.append((size, count(argv(size), out_file)))
-                    if profile and size == SIZES[-1]:
-                        annotate(out_file, label, in_flight)
+                if profile:
+                    annotate(work, label, in_flight)
+                    allocations(argv, work, label, in_flight)
                 slopes = [(b - a) / (m - n) for i, (n, a) in enumerate(counts) for (m, b) in counts[i + 1:]]
                 results[(label, in_flight)] = statistics.median(slopes)
                 harness.log("  slopes: " + ", ".join(f"{slope:,.0f}" for slope in slopes))
@@ -127,16 +131,80 @@ def measure(url, depths=(64,), profile=False):
     return results
 
 
-def annotate(out_file, label, in_flight):
-    """Where the instructions go: callgrind_annotate's inclusive table (callgrind-*.txt) and its
-    table of each function's own instructions (callgrind-*-self.txt), kept in bench-results/."""
+ANNOTATED = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.+?)\s*$")
+
+
+def own_instructions(out_file):
+    """{function: its own instructions} from one callgrind run, every function, and the table."""
+    table = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out_file],
+                           capture_output=True, text=True).stdout
+    own = {}
+    for line in table.splitlines():
+        match = ANNOTATED.match(line)
+        if match and "PROGRAM TOTALS" not in match.group(2):
+            own[match.group(2)] = own.get(match.group(2), 0) + int(match.group(1).replace(",", ""))
+    return own, table
+
+
+def annotate(work, label, in_flight):
+    """Where the instructions go, kept in bench-results/: callgrind_annotate's inclusive table
+    (callgrind-*.txt) and its table of each function's own instructions (callgrind-*-self.txt) for
+    the largest run, and each function's own instructions per request (callgrind-*-per-request.txt):
+    the difference between the largest and the smallest run over the requests between them, so
+    start-up (protocol conformance scans, symbol binding) falls out as it does from the figure."""
     os.makedirs(os.path.join(harness.ROOT, "bench-results"), exist_ok=True)
     slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-    for inclusive, suffix in (("yes", ""), ("no", "-self")):
-        table = subprocess.run(["callgrind_annotate", f"--inclusive={inclusive}", out_file], capture_output=True,
-                               text=True).stdout
-        with open(os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}{suffix}.txt"), "w") as f:
-            f.write(table)
+    path = lambda suffix: os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}{suffix}.txt")
+    last = os.path.join(work, f"{SIZES[-1]}.out")
+    with open(path(""), "w") as f:
+        f.write(subprocess.run(["callgrind_annotate", "--inclusive=yes", last], capture_output=True, text=True).stdout)
+    small, _ = own_instructions(os.path.join(work, f"{SIZES[0]}.out"))
+    large, table = own_instructions(last)
+    with open(path("-self"), "w") as f:
+        f.write(table)
+    requests = SIZES[-1] - SIZES[0]
+    rows = sorted(((large.get(name, 0) - small.get(name, 0)) / requests, name) for name in set(small) | set(large))
+    rows = [(value, name) for value, name in reversed(rows) if abs(value) >= 1]
+    with open(path("-per-request"), "w") as f:
+        f.write(f"Each function's own instructions per request: ({SIZES[-1]} requests - {SIZES[0]}) / {requests}; "
+                f"total {sum(value for value, _ in rows):,.0f}\n\n")
+        f.writelines(f"{value:10,.0f}  {name}\n" for value, name in rows)
+
+
+def allocations(argv, work, label, in_flight):
+    """Blocks allocated per request by where they were allocated (callgrind-*-allocations.txt):
+    DHAT's totals per allocation stack at the smallest and the largest size, the one taken from
+    the other over the requests between them, as for the instructions."""
+    env = dict(os.environ, LD_PRELOAD=SHIM)
+    totals = []
+    for size in (SIZES[0], SIZES[-1]):
+        out_file = os.path.join(work, f"{size}.dhat.json")
+        process = subprocess.run(["valgrind", "--tool=dhat", f"--dhat-out-file={out_file}", *argv(size)],
+                                 capture_output=True, text=True, env=env)
+        if process.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv(size))} under DHAT failed: {process.stderr[-2000:]}")
+        with open(out_file) as f:
+            profile = json.load(f)
+        frames, sites = profile["ftbl"], {}
+        for point in profile["pps"]:
+            # Six frames name a site well enough; the allocator's own frame comes first.
+            stack = " <- ".join(re.sub(r"^0x[0-9A-Fa-f]+: | \(in .*\)$| \([^)]*:\d+\)$", "", frames[i])
+                                for i in point["fs"][:6])
+            blocks, size_total = sites.get(stack, (0, 0))
+            sites[stack] = (blocks + point["tbk"], size_total + point["tb"])
+        totals.append(sites)
+    requests = SIZES[-1] - SIZES[0]
+    rows = []
+    for stack in set(totals[0]) | set(totals[1]):
+        (b0, s0), (b1, s1) = totals[0].get(stack, (0, 0)), totals[1].get(stack, (0, 0))
+        if (b1 - b0) / requests >= 0.05:
+            rows.append(((b1 - b0) / requests, (s1 - s0) / max(b1 - b0, 1), stack))
+    rows.sort(reverse=True)
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    with open(os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}-allocations.txt"), "w") as f:
+        f.write(f"Blocks allocated per request (DHAT, ({SIZES[-1]} requests - {SIZES[0]}) / {requests}): "
+                f"{sum(row[0] for row in rows):.1f}, {sum(row[0] * row[1] for row in rows):,.0f} bytes\n\n")
+        f.writelines(f"{blocks:6.2f} {size:8,.0f} B  {stack}\n" for blocks, size, stack in rows)
 
 
 def table(results):
