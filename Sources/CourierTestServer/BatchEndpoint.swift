@@ -7,21 +7,25 @@ import Hummingbird
 /// `Content-ID: <response-…>`, in order. Parts for `/protected/notes/v1/…` are authorized by the
 /// batch request's own bearer token, as Google's batch endpoint does.
 ///
+/// Each part's Cloud Storage invocation headers go to ``TestServerCounters/batchParts``.
+///
 /// `POST /batch/broken/v1?mode=…` answers the same parts in a deliberately broken response:
 /// `truncate` (cut inside the last part), `nocontentid` (the first part lacks its Content-ID),
 /// `nothttp` (the first part is not an HTTP response), `lfonly` (LF line ends, quoted boundary,
 /// padding after delimiters: broken only in style, still valid).
 enum BatchEndpoint {
-    static func add(to router: Router<BasicRequestContext>, notes: NotesAPI, tokens: TokenServer) {
+    static func add(to router: Router<BasicRequestContext>, notes: NotesAPI, tokens: TokenServer, counters: TestServerCounters) {
         router.post("/batch/notes/v1") { request, _ in
-            try await respond(to: request, notes: notes, tokens: tokens, mode: nil)
+            try await respond(to: request, notes: notes, tokens: tokens, counters: counters, mode: nil)
         }
         router.post("/batch/broken/v1") { request, _ in
-            try await respond(to: request, notes: notes, tokens: tokens, mode: request.uri.queryParameters.get("mode").map { String($0) })
+            try await respond(to: request, notes: notes, tokens: tokens, counters: counters,
+                              mode: request.uri.queryParameters.get("mode").map { String($0) })
         }
     }
 
-    private static func respond(to request: Request, notes: NotesAPI, tokens: TokenServer, mode: String?) async throws -> Response {
+    private static func respond(to request: Request, notes: NotesAPI, tokens: TokenServer, counters: TestServerCounters,
+                                mode: String?) async throws -> Response {
         var request = request
         let body = Data(try await request.collectBody(upTo: 32 << 20).readableBytesView)
         guard let boundary = request.headers[.contentType].flatMap(boundaryParameter) else {
@@ -32,7 +36,8 @@ enum BatchEndpoint {
         for part in split(body, boundary: boundary) {
             let contentID = part.headers.first { $0.0.lowercased() == "content-id" }?.1
                 .trimmingCharacters(in: CharacterSet(charactersIn: "<> ")) ?? ""
-            answers.append((contentID, try await answer(part.content, authorization: authorization, notes: notes, tokens: tokens)))
+            answers.append((contentID, try await answer(part.content, authorization: authorization, notes: notes, tokens: tokens,
+                                                        counters: counters)))
         }
         let outBoundary = "batch_server_\(UUID().uuidString.prefix(8))"
         let lineEnd = mode == "lfonly" ? "\n" : "\r\n"
@@ -58,7 +63,8 @@ enum BatchEndpoint {
     }
 
     /// One part's HTTP request, run against the Notes API.
-    private static func answer(_ content: Data, authorization: String?, notes: NotesAPI, tokens: TokenServer) async throws -> APIResponse {
+    private static func answer(_ content: Data, authorization: String?, notes: NotesAPI, tokens: TokenServer,
+                               counters: TestServerCounters) async throws -> APIResponse {
         let text = String(decoding: content, as: UTF8.self)
         // Strict, as Google's endpoint is: a part request without the blank line that ends its headers is malformed.
         guard let split = text.range(of: "\r\n\r\n") else {
@@ -75,9 +81,11 @@ enum BatchEndpoint {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+        counters.batchPartReceived(.init(token: header("x-goog-gcs-idempotency-token"), client: header("x-goog-api-client")))
         let length: Int
         do {
-            length = try ClientNumber.parse(headers.first { $0.0.lowercased() == "content-length" }?.1, "a part's Content-Length",
+            length = try ClientNumber.parse(header("content-length"), "a part's Content-Length",
                                             in: ClientNumber.nonNegative) ?? body.utf8.count
         } catch {
             return error.apiResponse

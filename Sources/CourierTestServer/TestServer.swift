@@ -113,7 +113,7 @@ public final class TestServer: Sendable {
         let tokens = TokenServer()
         let ownURL = LockedValue("")
         tokens.add(to: router, baseURL: { ownURL.withLock { $0 } }, notes: notes)
-        BatchEndpoint.add(to: router, notes: notes, tokens: tokens)
+        BatchEndpoint.add(to: router, notes: notes, tokens: tokens, counters: counters)
         let files = FilesAPI()
         files.add(to: router)
         let metadata = MetadataServerFake(tokens: tokens)

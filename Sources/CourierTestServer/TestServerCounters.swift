@@ -13,6 +13,7 @@ public final class TestServerCounters: Sendable {
         var connectionsOpen = 0
         var invocations: [Invocation] = []
         var invocationCount = 0
+        var batchParts: [Invocation] = []
     }
 
     private let state = LockedValue(State())
@@ -47,6 +48,10 @@ public final class TestServerCounters: Sendable {
     public var invocationCount: Int { state.withLock { $0.invocationCount } }
     public static let keptInvocations = 10_000
 
+    /// The invocation headers of each part of the wire batches received, in order (a part with
+    /// none has both nil): the parts are requests of their own, inside one HTTP request.
+    public var batchParts: [Invocation] { state.withLock { $0.batchParts } }
+
     public func resetMaxInFlight() { state.withLock { $0.maxInFlight = $0.inFlight } }
 
     func requestStarted(proxied: Bool, invocation: Invocation) {
@@ -60,6 +65,13 @@ public final class TestServerCounters: Sendable {
             if proxied { $0.proxiedRequests += 1 }
             $0.inFlight += 1
             $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
+        }
+    }
+
+    func batchPartReceived(_ invocation: Invocation) {
+        state.withLock {
+            if $0.batchParts.count == Self.keptInvocations { $0.batchParts.removeFirst($0.batchParts.count / 2) }
+            $0.batchParts.append(invocation)
         }
     }
 

@@ -16,6 +16,11 @@ extension ServiceActor {
     ///   credentials and those are sent again, once.
     /// - Queries whose paging is ``PagingPolicy/fetchAll(maxPages:whenLimitReached:)`` follow their
     ///   pages in further batches.
+    /// - A part of an API that sends Cloud Storage's invocation headers
+    ///   (``Configuration/Queries-swift.struct/invocationHeaderAPIs``) carries them in the part, as
+    ///   Google's Python Storage library stamps each part of its batches: one ID for the part across
+    ///   every batch request that carries it, the attempt counted per request. The batch request
+    ///   itself carries none.
     /// - A failure of the batch request itself (after retries) fails each of its queries.
     /// - ``cancel(requestID:)`` with the batch's ``QueryBatch/requestID`` cancels it; a query's own
     ///   ID cannot take it out of a request already on the wire.
@@ -79,11 +84,20 @@ extension ServiceActor {
         return URL(string: root + api.batchPath) ?? api.rootURL
     }
 
-    /// A query of a wire batch on its way: its part's request and its own retry budget.
+    /// A query of a wire batch on its way: its part's request, its own retry budget and, for an
+    /// API that sends them, its invocation headers.
     private struct PendingPart {
         let item: BatchItem
         let request: HTTPRequest
         var retry: RequestPipeline.AttemptState
+        let stampsInvocation: Bool
+        var invocation: InvocationHeaders?
+
+        /// The part as the next batch request carries it: each request that carries it is one
+        /// attempt of the part.
+        mutating func nextAttempt() -> HTTPRequest {
+            stampsInvocation ? InvocationHeaders.stamp(request, continuing: &invocation) : request
+        }
     }
 
     /// The parts of `items` in batch requests through the pipeline, until each has a final
@@ -97,7 +111,8 @@ extension ServiceActor {
         for item in items {
             do {
                 pending.append(PendingPart(item: item, request: try item.makeRequest(configuration),
-                                           retry: RequestPipeline.AttemptState(policy: item.retry, started: started)))
+                                           retry: RequestPipeline.AttemptState(policy: item.retry, started: started),
+                                           stampsInvocation: configuration.queries.invocationHeaderAPIs.contains(item.api.name)))
             } catch {
                 results[item.requestID] = .failure(error)
             }
@@ -106,10 +121,14 @@ extension ServiceActor {
         let pipeline = pipeline(context)
         var refreshedParts = false
         while !pending.isEmpty {
-            let request = Self.batchRequest(for: pending, url: url)
+            // Made for each attempt of the batch request: its parts' invocation headers count it.
+            var request = HTTPRequest(url: url)
             let response: HTTPResponse
             do {
-                response = try await pipeline.run(BufferedTransmission()) { request }
+                response = try await pipeline.run(BufferedTransmission()) {
+                    request = Self.batchRequest(for: &pending, url: url)
+                    return request
+                }
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -153,11 +172,12 @@ extension ServiceActor {
 
     /// One `multipart/mixed` request for `parts`: idempotent only when every part is, and with
     /// the longest timeouts any of its queries asked for.
-    private static func batchRequest(for parts: [PendingPart], url: URL) -> HTTPRequest {
+    private static func batchRequest(for parts: inout [PendingPart], url: URL) -> HTTPRequest {
         let boundary = BatchRequestEncoder.makeBoundary()
+        let attempts = parts.indices.map { (parts[$0].item.requestID, parts[$0].nextAttempt()) }
         var request = HTTPRequest(method: .post, url: url, headers: [
             "Content-Type": "multipart/mixed; boundary=\(boundary)", "Accept": "multipart/mixed",
-        ], body: .data(BatchRequestEncoder.encode(parts.map { ($0.item.requestID, $0.request) }, boundary: boundary)))
+        ], body: .data(BatchRequestEncoder.encode(attempts, boundary: boundary)))
         request.idempotency = parts.allSatisfy(\.request.isIdempotent) ? .always : .never
         for part in parts {
             let timeouts = part.request.timeouts

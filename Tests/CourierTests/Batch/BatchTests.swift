@@ -283,6 +283,64 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
             await expectNoLeaks(service)
         }
     }
+
+    /// The parts of an API that sends Cloud Storage's invocation headers carry them, each part
+    /// its own ID through the follow-up batches that resend it (attempts 1, 2, 3), as Google's
+    /// Python Storage library stamps the parts of its batches; the batch request carries none,
+    /// and a caller's own token stays its part's ID.
+    @Test func eachPartCarriesItsOwnInvocationAcrossFollowUpBatches() async throws {
+        try await withNotesService(seed: 1, configure: {
+            $0.queries.invocationHeaderAPIs = [TestAPIs.notes.name]
+            $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.02)
+        }) { server, service in
+            let flaky = Notes.flaky("invocation-\(UUID())", failures: 2)
+            var steady = Notes.get("note-0001")
+            let own = UUID().uuidString.lowercased()
+            steady.headers["x-goog-gcs-idempotency-token"] = own
+            let envelopes = server.counters.invocationCount
+            let results = try await service.executeBatch(QueryBatch(flaky, steady))
+            #expect(try results.value(for: flaky).json["attempts"]?.intValue == 3)
+            #expect(server.counters.invocationCount == envelopes, "a batch request carried invocation headers")
+
+            let parts = server.counters.batchParts
+            try #require(parts.count == 4, "\(parts)") // both parts, then the flaky one twice more
+            let tokens = try parts.map { try #require($0.token) }
+            #expect(tokens.filter { $0 == own }.count == 1, "the caller's token names the steady part")
+            let flakyToken = try #require(tokens.first { $0 != own })
+            #expect(UUID(uuidString: flakyToken) != nil)
+            let flakyParts = parts.filter { $0.token == flakyToken }
+            #expect(flakyParts.map(\.client) == (1...3).map { "gccl-invocation-id/\(flakyToken) gccl-attempt-count/\($0) gl-swift/\(CourierVersion.swiftVersion)" })
+            #expect(parts.first { $0.token == own }?.client?.hasPrefix("gccl-invocation-id/\(own) gccl-attempt-count/1 ") == true)
+        }
+    }
+
+    /// A batch request sent again whole (a 503 before any part was read, every part idempotent)
+    /// is another attempt of each part it carries.
+    @Test func aResentBatchRequestCountsAnAttemptOfEachPart() async throws {
+        try await withNotesService(seed: 2, configure: {
+            $0.queries.invocationHeaderAPIs = [TestAPIs.notes.name]
+            $0.retry = RetryPolicy(maxRetries: 3, initialDelay: 0.01...0.02)
+            $0.auth.authorizer = FaultInjector("503x1")
+        }) { server, service in
+            let results = try await service.executeBatch(QueryBatch(Notes.get("note-0001"), Notes.get("note-0002")))
+            #expect(results.successes.count == 2, "\(results.failures)")
+            let parts = server.counters.batchParts // the first request's parts were never read
+            #expect(parts.count == 2)
+            #expect(Set(parts.compactMap(\.token)).count == 2)
+            #expect(parts.allSatisfy { $0.client?.contains(" gccl-attempt-count/2 ") == true }, "\(parts)")
+        }
+    }
+
+    /// Off (the default names only Cloud Storage), a part carries neither header.
+    @Test func partsOfOtherAPIsCarryNone() async throws {
+        try await withNotesService(seed: 2) { server, service in
+            let results = try await service.executeBatch(QueryBatch(Notes.get("note-0001"), Notes.get("note-0002")))
+            #expect(results.successes.count == 2)
+            let parts = server.counters.batchParts
+            #expect(parts.count == 2)
+            #expect(parts.allSatisfy { $0.token == nil && $0.client == nil }, "\(parts)")
+        }
+    }
 }
 
 /// The service-wide limit: the seeds' "don't hog the backend".

@@ -253,19 +253,27 @@ import Tracing
 
     /// Cloud Storage's invocation headers, turned on here for the test APIs: every request a
     /// query's operation makes carries a token and `x-goog-api-client` with the same ID and its
-    /// attempt's number, as the server received them; raw requests carry none.
+    /// attempt's number, as the server received them, and so does every part of a wire batch;
+    /// raw requests and a batch's envelope carry none.
     @Test(arguments: Operation.allCases)
     func everyQueryRequestCarriesItsInvocation(_ operation: Operation) async throws {
         try await Self.withCell({ configuration, _ in
             configuration.queries.invocationHeaderAPIs = [TestAPIs.notes.name, "files"]
         }) { server, service, fileID in
             let (requests, carried) = (server.counters.requests, server.counters.invocationCount)
+            let parts = server.counters.batchParts.count
             try await Self.perform(operation, service: service, server: server, fileID: fileID, requestID: "invocation-\(operation)")
             let sent = server.counters.requests - requests
             let stamped = server.counters.invocationCount - carried
+            let partsSent = server.counters.batchParts.dropFirst(parts)
             #expect(sent > 0)
+            #expect(partsSent.isEmpty == (operation != .wireBatch), "\(operation): \(partsSent.count) batch parts")
+            for part in partsSent {
+                let token = try #require(part.token, "\(operation): a batch part without a token")
+                #expect(part.client?.hasPrefix("gccl-invocation-id/\(token) gccl-attempt-count/") == true, "\(part)")
+            }
             guard operation.isQuery else {
-                #expect(stamped == 0, "\(operation): a raw request carried invocation headers")
+                #expect(stamped == 0, "\(operation): a raw request or a batch's envelope carried invocation headers")
                 return
             }
             #expect(stamped == sent, "\(operation): \(stamped) of \(sent) requests carried them")
