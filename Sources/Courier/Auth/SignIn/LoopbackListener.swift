@@ -47,7 +47,9 @@ final class LoopbackListener: @unchecked Sendable {
             Glibc.close(socket)
             throw Self.failure("listening on 127.0.0.1")
         }
-        for descriptor in pipe { Self.configure(descriptor) }
+        // The listening socket too: a connection reset between `poll` and `accept` would leave a
+        // blocking `accept` waiting for the next one, past the timeout and out of cancellation's reach.
+        for descriptor in pipe + [socket] { Self.configure(descriptor) }
         self.socket = socket
         wake = (pipe[0], pipe[1])
         port = Int(UInt16(bigEndian: address.sin_port))
