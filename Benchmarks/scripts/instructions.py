@@ -146,15 +146,20 @@ def own_instructions(out_file):
     return own, table
 
 
+def result_path(label, in_flight, suffix):
+    """bench-results/callgrind-<label>-<in flight><suffix>.txt, its folder made."""
+    os.makedirs(os.path.join(harness.ROOT, "bench-results"), exist_ok=True)
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    return os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}{suffix}.txt")
+
+
 def annotate(work, label, in_flight):
     """Where the instructions go, kept in bench-results/: callgrind_annotate's inclusive table
     (callgrind-*.txt) and its table of each function's own instructions (callgrind-*-self.txt) for
     the largest run, and each function's own instructions per request (callgrind-*-per-request.txt):
     the difference between the largest and the smallest run over the requests between them, so
     start-up (protocol conformance scans, symbol binding) falls out as it does from the figure."""
-    os.makedirs(os.path.join(harness.ROOT, "bench-results"), exist_ok=True)
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-    path = lambda suffix: os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}{suffix}.txt")
+    path = lambda suffix: result_path(label, in_flight, suffix)
     last = os.path.join(work, f"{SIZES[-1]}.out")
     with open(path(""), "w") as f:
         f.write(subprocess.run(["callgrind_annotate", "--inclusive=yes", last], capture_output=True, text=True).stdout)
@@ -200,8 +205,7 @@ def allocations(argv, work, label, in_flight):
         if (b1 - b0) / requests >= 0.05:
             rows.append(((b1 - b0) / requests, (s1 - s0) / max(b1 - b0, 1), stack))
     rows.sort(reverse=True)
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-    with open(os.path.join(harness.ROOT, "bench-results", f"callgrind-{slug}-{in_flight}-allocations.txt"), "w") as f:
+    with open(result_path(label, in_flight, "-allocations"), "w") as f:
         f.write(f"Blocks allocated per request (DHAT, ({SIZES[-1]} requests - {SIZES[0]}) / {requests}): "
                 f"{sum(row[0] for row in rows):.1f}, {sum(row[0] * row[1] for row in rows):,.0f} bytes\n\n")
         f.writelines(f"{blocks:6.2f} {size:8,.0f} B  {stack}\n" for blocks, size, stack in rows)

@@ -85,18 +85,18 @@ extension ServiceActor {
     }
 
     /// A query of a wire batch on its way: its part's request, its own retry budget and, for an
-    /// API that sends them, its invocation headers.
+    /// API that sends them, its invocation headers (nil for one that does not).
     private struct PendingPart {
         let item: BatchItem
         let request: HTTPRequest
         var retry: RequestPipeline.AttemptState
-        let stampsInvocation: Bool
         var invocation: InvocationHeaders?
 
         /// The part as the next batch request carries it: each request that carries it is one
         /// attempt of the part.
         mutating func nextAttempt() -> HTTPRequest {
-            stampsInvocation ? InvocationHeaders.stamp(request, continuing: &invocation) : request
+            guard invocation != nil else { return request }
+            return invocation!.stamp(request)
         }
     }
 
@@ -110,9 +110,11 @@ extension ServiceActor {
         let started = MonotonicClock.nanoseconds() // each part's deadline counts from the batch's start
         for item in items {
             do {
-                pending.append(PendingPart(item: item, request: try item.makeRequest(configuration),
+                let request = try item.makeRequest(configuration)
+                let stamps = configuration.queries.invocationHeaderAPIs.contains(item.api.name)
+                pending.append(PendingPart(item: item, request: request,
                                            retry: RequestPipeline.AttemptState(policy: item.retry, started: started),
-                                           stampsInvocation: configuration.queries.invocationHeaderAPIs.contains(item.api.name)))
+                                           invocation: stamps ? InvocationHeaders(for: request) : nil))
             } catch {
                 results[item.requestID] = .failure(error)
             }

@@ -376,7 +376,7 @@ import Tracing
             let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".txt") }
             let logged = try entries.reduce(0) { total, entry in
                 let text = try String(contentsOf: directory.appendingPathComponent(entry), encoding: .utf8)
-                let sent = text.firstRange(of: /<sent (\d+) times/).flatMap { Int(text[$0].dropFirst(6).prefix { $0.isNumber }) }
+                let sent = text.firstMatch(of: /<sent (\d+) times/).flatMap { Int($0.output.1) }
                 return total + (sent ?? 1)
             }
             #expect(logged == server.faults.requests(injector.header),
