@@ -38,8 +38,8 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "stream-both" where arguments.count == 4:
     try await streamBoth(base: arguments[2], total: Int(arguments[3]) ?? 0)
-case "get" where arguments.count == 3:
-    try await get(arguments[2])
+case "get" where arguments.count == 3 || (arguments.count == 4 && arguments[3] == "no-proxy"):
+    try await get(arguments[2], proxy: arguments.count == 4 ? .none : .environment)
 case "openapi-stream" where arguments.count == 4:
     try await openAPIStream(base: arguments[2], total: Int(arguments[3]) ?? 0)
 case "upload" where arguments.count == 6:
@@ -51,7 +51,7 @@ case "upload-pipe" where arguments.count == 6 || arguments.count == 7:
 default:
     FileHandle.standardError.write(Data("""
     usage: CourierTestHelper stream-both <baseURL> <bytes>
-           CourierTestHelper get <url>
+           CourierTestHelper get <url> [no-proxy]
            CourierTestHelper openapi-stream <baseURL> <bytes>
            CourierTestHelper upload <baseURL> <file> <chunkBytes> <sessionFile|->
            CourierTestHelper upload-pipe <baseURL> <name> <bytes> <sessionFile|-> [adaptive]
@@ -60,10 +60,13 @@ default:
     exit(2)
 }
 
-/// One GET through a service of the default configuration, as a program started in this
-/// process's environment makes it: prints `<status> <body>`, or `error <code>` on a transport error.
-func get(_ url: String) async throws {
-    try await withService { service in
+/// One GET through a service of the default configuration (or with `proxy`), as a program
+/// started in this process's environment makes it: prints `<status> <body>`, or `error <code>`
+/// on a transport error.
+func get(_ url: String, proxy: ProxyConfiguration) async throws {
+    var configuration = ServiceActor.Configuration()
+    configuration.transport.proxy = proxy
+    try await withService(configuration: configuration) { service in
         do {
             let response = try await service.send(HTTPRequest(url: URL(string: url)!))
             print("\(response.status) \(String(decoding: response.body, as: UTF8.self))")

@@ -47,20 +47,31 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// narrows them).
     static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
 
-    /// What to set on every easy handle: `CURLOPT_PROXY` and `CURLOPT_NOPROXY`, or nil to leave
-    /// both unset so that libcurl reads the environment itself.
+    /// What each easy handle is told about proxies (``resolved(environment:)``).
+    enum Resolved: Equatable {
+        /// No proxy for any host: `CURLOPT_NOPROXY` "*" alone. libcurl then neither reads the
+        /// environment nor, as with an empty `CURLOPT_PROXY`, copies and frees that empty string
+        /// for every transfer.
+        case direct
+        /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`, both set ("" included): either one left unset
+        /// sends libcurl to the environment.
+        case through(url: String, excluding: String)
+    }
+
+    /// What to set on every easy handle, or nil to leave the proxy options unset so that libcurl
+    /// reads the environment itself.
     ///
     /// An environment that names a proxy is left to libcurl, which picks the variable by the
     /// scheme of each URL it fetches, redirects included; one option per handle could not. An
     /// environment that names none is told to libcurl as "no proxy", which spares it the lookups.
-    func resolved(environment: (String) -> String?) -> (proxy: String, noProxy: String)? {
+    func resolved(environment: (String) -> String?) -> Resolved? {
         switch choice {
         case .environment:
-            Self.proxyVariables.contains { environment($0) != nil } ? nil : ("", "")
+            Self.proxyVariables.contains { environment($0) != nil } ? nil : .direct
         case .none:
-            ("", "")
+            .direct
         case .proxy(let url, let excluding):
-            (url, excluding.joined(separator: ","))
+            .through(url: url, excluding: excluding.joined(separator: ","))
         }
     }
 }

@@ -101,10 +101,14 @@ extension Transfer {
             try handle.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
         }
         // No CURLOPT_ACCEPT_ENCODING: libcurl never decodes (``ContentDecoder``).
-        if let proxy = settings.proxy {
-            // Both set, "" included: either one left unset sends libcurl to the environment.
-            try handle.set(CURLOPT_PROXY, proxy.proxy)
-            try handle.set(CURLOPT_NOPROXY, proxy.noProxy)
+        switch settings.proxy {
+        case .direct?:
+            try handle.set(CURLOPT_NOPROXY, "*")
+        case .through(let url, let excluding)?:
+            try handle.set(CURLOPT_PROXY, url)
+            try handle.set(CURLOPT_NOPROXY, excluding)
+        case nil:
+            break
         }
         switch settings.httpVersion {
         case .http1_1:

@@ -59,7 +59,7 @@ struct TransportSettings: Sendable {
     var logger: Logger
     /// See ``CallerResumption``.
     var resumesCallersInPlace: Bool
-    /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY` for every handle; nil: libcurl reads the environment
+    /// The proxy options of every handle; nil: libcurl reads the environment
     /// (see ``ProxyConfiguration/resolved(environment:)``).
-    var proxy: (proxy: String, noProxy: String)?
+    var proxy: ProxyConfiguration.Resolved?
 }

@@ -12,14 +12,14 @@ import Testing
     static let unresolvable = "courier-proxy-test.invalid"
     static let variables = ProxyConfiguration.proxyVariables + ["no_proxy", "NO_PROXY", "HTTP_PROXY"]
 
-    static func resolved(_ configuration: ProxyConfiguration, _ environment: [String: String]) -> (proxy: String, noProxy: String)? {
+    static func resolved(_ configuration: ProxyConfiguration, _ environment: [String: String]) -> ProxyConfiguration.Resolved? {
         configuration.resolved { environment[$0] }
     }
 
     @Test func anEnvironmentThatNamesNoProxyIsToldToLibcurlAsNone() {
         for environment in [[:], ["no_proxy": "example.com"], ["HTTP_PROXY": "http://ignored:1"], ["PATH": "/usr/bin"]] {
             let resolved = Self.resolved(.environment, environment)
-            #expect(resolved?.proxy == "" && resolved?.noProxy == "", "\(environment)")
+            #expect(resolved == .direct, "\(environment)")
         }
     }
 
@@ -36,10 +36,9 @@ import Testing
     @Test func noneAndAnExplicitProxyIgnoreTheEnvironment() {
         let environment = ["https_proxy": "http://proxy.example:3128", "no_proxy": "example.com"]
         let none = Self.resolved(.none, environment)
-        #expect(none?.proxy == "" && none?.noProxy == "")
+        #expect(none == .direct)
         let explicit = Self.resolved(.url("http://other.example:8080", excluding: ["internal.example", "10.0.0.1"]), environment)
-        #expect(explicit?.proxy == "http://other.example:8080")
-        #expect(explicit?.noProxy == "internal.example,10.0.0.1")
+        #expect(explicit == .through(url: "http://other.example:8080", excluding: "internal.example,10.0.0.1"))
     }
 
     @Test func theDescriptionNeverShowsTheProxysCredentials() {
@@ -80,7 +79,8 @@ import Testing
     }
 
     /// A program started with `http_proxy` set sends through it; `no_proxy` exempts a host; with
-    /// no variable the request goes direct. Child processes, so that the variables reach no other test.
+    /// no variable, or with ``ProxyConfiguration/none``, the request goes direct. Child
+    /// processes, so that the variables reach no other test.
     @Test func theEnvironmentsProxyIsTheDefault() async throws {
         try await withTestServer { server in
             let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -95,10 +95,14 @@ import Testing
                 (["https_proxy": server.baseURL.absoluteString], "error hostNotFound"), // not for http URLs
                 ([:], "error hostNotFound"),
             ]
-            for (set, expected) in cases {
+            // `.none` goes direct whatever the environment names: libcurl is told "no proxy for
+            // any host" and given no proxy, which must not send it to the variables.
+            let noProxy: [(set: [String: String], expected: String)] = Self.variables.map { ([$0: server.baseURL.absoluteString], "error hostNotFound") }
+            for (arguments, set, expected) in cases.map({ (["get", url], $0.set, $0.expected) })
+                + noProxy.map({ (["get", url, "no-proxy"], $0.set, $0.expected) }) {
                 var environment = clean
                 for (name, value) in set { environment[name] = value }
-                let run = try await runProcess(helper, ["get", url], timeout: 120, environment: environment)
+                let run = try await runProcess(helper, arguments, timeout: 120, environment: environment)
                 let output = String(decoding: run.output, as: UTF8.self)
                 #expect(run.status == 0, "\(set): \(run.error)")
                 #expect(output.hasPrefix(expected), "\(set): \(output.prefix(200))")
