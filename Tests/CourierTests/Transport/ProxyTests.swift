@@ -88,18 +88,17 @@ import Testing
             let url = "http://\(Self.unresolvable)/echo"
             var clean: [String: String?] = [:]
             for name in Self.variables { clean[name] = .some(nil) }
-            let cases: [(set: [String: String], expected: String)] = [
-                (["http_proxy": server.baseURL.absoluteString], "200 "),
-                (["all_proxy": server.baseURL.absoluteString], "200 "),
-                (["http_proxy": server.baseURL.absoluteString, "no_proxy": Self.unresolvable], "error hostNotFound"),
-                (["https_proxy": server.baseURL.absoluteString], "error hostNotFound"), // not for http URLs
-                ([:], "error hostNotFound"),
+            var cases: [(arguments: [String], set: [String: String], expected: String)] = [
+                (["get", url], ["http_proxy": server.baseURL.absoluteString], "200 "),
+                (["get", url], ["all_proxy": server.baseURL.absoluteString], "200 "),
+                (["get", url], ["http_proxy": server.baseURL.absoluteString, "no_proxy": Self.unresolvable], "error hostNotFound"),
+                (["get", url], ["https_proxy": server.baseURL.absoluteString], "error hostNotFound"), // not for http URLs
+                (["get", url], [:], "error hostNotFound"),
             ]
             // `.none` goes direct whatever the environment names: libcurl is told "no proxy for
             // any host" and given no proxy, which must not send it to the variables.
-            let noProxy: [(set: [String: String], expected: String)] = Self.variables.map { ([$0: server.baseURL.absoluteString], "error hostNotFound") }
-            for (arguments, set, expected) in cases.map({ (["get", url], $0.set, $0.expected) })
-                + noProxy.map({ (["get", url, "no-proxy"], $0.set, $0.expected) }) {
+            cases += Self.variables.map { (["get", url, "no-proxy"], [$0: server.baseURL.absoluteString], "error hostNotFound") }
+            for (arguments, set, expected) in cases {
                 var environment = clean
                 for (name, value) in set { environment[name] = value }
                 let run = try await runProcess(helper, arguments, timeout: 120, environment: environment)
