@@ -95,8 +95,7 @@ extension ServiceActor {
         /// The part as the next batch request carries it: each request that carries it is one
         /// attempt of the part.
         mutating func nextAttempt() -> HTTPRequest {
-            guard invocation != nil else { return request }
-            return invocation!.stamp(request)
+            invocation?.stamp(request) ?? request
         }
     }
 
