@@ -103,8 +103,9 @@ import Testing
                 for (name, value) in set { environment[name] = value }
                 let run = try await runProcess(helper, arguments, timeout: 120, environment: environment)
                 let output = String(decoding: run.output, as: UTF8.self)
-                #expect(run.status == 0, "\(set): \(run.error)")
-                #expect(output.hasPrefix(expected), "\(set): \(output.prefix(200))")
+                let label = "\(arguments.dropFirst(2).joined(separator: " ")) \(set)"
+                #expect(run.status == 0, "\(label): \(run.error)")
+                #expect(output.hasPrefix(expected), "\(label): \(output.prefix(200))")
             }
         }
     }
