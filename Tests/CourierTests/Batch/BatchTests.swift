@@ -62,14 +62,19 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
 
     @Test func concurrencyIsBounded() async throws {
         try await withNotesService { server, service in
+            // Held at a gate until four are at the server at once (50 ms delays need not overlap
+            // on a loaded machine under ThreadSanitizer); a fifth would show in the peak.
             var batch = QueryBatch()
-            for _ in 0..<30 { batch.add(Notes.delay(50)) }
+            for _ in 0..<30 { batch.add(Notes.gate("bounded")) }
             batch.maxConcurrency = 4
             server.counters.resetMaxInFlight()
-            let results = try await service.batch(batch)
+            let run = Task { try await service.batch(batch) }
+            #expect(await eventually { server.counters.inFlight == 4 })
+            try await Task.sleep(for: .milliseconds(100))
+            server.gates.open("bounded")
+            let results = try await run.value
             #expect(results.successes.count == 30)
-            #expect(server.counters.maxInFlight <= 4)
-            #expect(server.counters.maxInFlight >= 2)
+            #expect(server.counters.maxInFlight == 4)
         }
     }
 
@@ -348,12 +353,19 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
     @Test func theLimitIsNeverExceededOnTheServer() async throws {
         try await withNotesService(configure: { $0.limits.maxConcurrentQueries = 5 }) { server, service in
             server.counters.resetMaxInFlight()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<60 { group.addTask { _ = try await service.execute(Notes.delay(30)) } }
-                try await group.waitForAll()
+            // Held at a gate until the limit is reached (30 ms delays need not overlap on a loaded
+            // machine); a sixth would show in the peak.
+            let run = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<60 { group.addTask { _ = try await service.execute(Notes.gate("limit")) } }
+                    try await group.waitForAll()
+                }
             }
-            #expect(server.counters.maxInFlight <= 5)
-            #expect(server.counters.maxInFlight >= 3)
+            #expect(await eventually { server.counters.inFlight == 5 })
+            try await Task.sleep(for: .milliseconds(100))
+            server.gates.open("limit")
+            try await run.value
+            #expect(server.counters.maxInFlight == 5)
             #expect(server.counters.requests == 60)
         }
     }

@@ -65,15 +65,20 @@ import Testing
     @Test func theWindowIsKeptFull() async throws {
         try await withNotesService(configure: { $0.limits.connections.maxConnectionsPerHost = 8 }) { server, service in
             server.counters.resetMaxInFlight()
-            var count = 0
-            // Each request lasts 1 s so that the first eight overlap even when opening their
-            // connections is slow (100 ms did not, under ThreadSanitizer on a loaded machine).
-            for await (_, result) in service.sendAll(Array(repeating: Self.delay(server, 1_000), count: 16), maxInFlight: 8) {
-                let status = try result.get().status
-                #expect(status == 200)
-                count += 1
+            // Every request waits at a gate until eight are at the server at once, however slowly
+            // their connections open (a 100 ms delay, then 1 s, were guesses a loaded machine
+            // under ThreadSanitizer could outlast); a ninth would show in the peak.
+            let gated = Array(repeating: HTTPRequest(url: server.url("/gate/window")), count: 16)
+            let run = Task {
+                var statuses: [Int] = []
+                for await (_, result) in service.sendAll(gated, maxInFlight: 8) { statuses.append(try result.get().status) }
+                return statuses
             }
-            #expect(count == 16)
+            #expect(await eventually { server.counters.inFlight == 8 })
+            try await Task.sleep(for: .milliseconds(100))
+            server.gates.open("window")
+            let statuses = try await run.value
+            #expect(statuses == Array(repeating: 200, count: 16))
             #expect(server.counters.maxInFlight == 8)
 
             // A slot is refilled as soon as its request ends, not when the round ends: beside one
