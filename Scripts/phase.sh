@@ -10,7 +10,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 log=${PHASE_LOG:-$root/.build/phase-times.tsv}
 # A failed phase's own failure lines, printed again by --report: a CI service shows a failed run's
-# last lines, and the suite's runs its tests in parallel, so the line naming the failed test and its
+# last lines, and the suite runs its tests in parallel, so the line naming the failed test and its
 # expectation came minutes before the end (one official ThreadSanitizer run showed only "851 tests
 # ... failed ... with 1 issue", with no test named).
 failures=${log%.tsv}-failures.txt
