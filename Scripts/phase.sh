@@ -53,7 +53,7 @@ if [ "$status" -ne 0 ]; then
       awk '/recorded an issue/ { print; detail = 1; next }
            detail && /^[[:space:]]*↳/ { print; next }
            { detail = 0 }
-           /: error: |error: .* failed|^Fatal error|Fatal error:|^SUMMARY: (Thread|Address)Sanitizer|Test run with .* failed|Executed .* with [1-9][0-9]* failure/' "$output" | head -n 40
+           /: error: |error: .* failed|Fatal error|^SUMMARY: (Thread|Address)Sanitizer|Test run with .* failed|Executed .* with [1-9][0-9]* failure/' "$output" | head -n 40
     } >> "$failures"
 fi
 rm -f "$output"

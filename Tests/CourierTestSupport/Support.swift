@@ -51,6 +51,17 @@ package func eventually(within seconds: Double = 90, _ condition: () async -> Bo
     return await condition()
 }
 
+/// Opens the server's gate `name` once `count` requests wait at it: a test of a concurrency limit
+/// sees the limit reached however slowly the requests start, and the 100 ms before opening give a
+/// request past the limit time to show in `maxInFlight`. Opens it even when the count never comes
+/// (that is a failure), so the requests end instead of hanging the test.
+package func openGate(_ name: String, of server: TestServer, when count: Int,
+                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    #expect(await eventually { server.counters.inFlight == count }, sourceLocation: sourceLocation)
+    try await Task.sleep(for: .milliseconds(100))
+    server.gates.open(name)
+}
+
 /// A listener whose accept queue is full, so a connect to it hangs in SYN_SENT: the
 /// "connecting" stage, held for as long as a test needs.
 package final class BlackholeListener: Sendable {

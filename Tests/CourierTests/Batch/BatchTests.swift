@@ -69,9 +69,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
             batch.maxConcurrency = 4
             server.counters.resetMaxInFlight()
             let run = Task { try await service.batch(batch) }
-            #expect(await eventually { server.counters.inFlight == 4 })
-            try await Task.sleep(for: .milliseconds(100))
-            server.gates.open("bounded")
+            try await openGate("bounded", of: server, when: 4)
             let results = try await run.value
             #expect(results.successes.count == 30)
             #expect(server.counters.maxInFlight == 4)
@@ -361,9 +359,7 @@ func withNotesService<T>(seed: Int = 0, configure: (inout ServiceActor.Configura
                     try await group.waitForAll()
                 }
             }
-            #expect(await eventually { server.counters.inFlight == 5 })
-            try await Task.sleep(for: .milliseconds(100))
-            server.gates.open("limit")
+            try await openGate("limit", of: server, when: 5)
             try await run.value
             #expect(server.counters.maxInFlight == 5)
             #expect(server.counters.requests == 60)

@@ -74,9 +74,7 @@ import Testing
                 for await (_, result) in service.sendAll(gated, maxInFlight: 8) { statuses.append(try result.get().status) }
                 return statuses
             }
-            #expect(await eventually { server.counters.inFlight == 8 })
-            try await Task.sleep(for: .milliseconds(100))
-            server.gates.open("window")
+            try await openGate("window", of: server, when: 8)
             let statuses = try await run.value
             #expect(statuses == Array(repeating: 200, count: 16))
             #expect(server.counters.maxInFlight == 8)
